@@ -1,0 +1,76 @@
+"""Load a benchmark file into Items, whatever format it is in."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from checkbench.errors import InputError
+from checkbench.jsonl import read_models
+from checkbench.schema import Item
+
+Loader = Callable[[Path], list[Item]]
+
+
+def _native(path: Path) -> list[Item]:
+    return read_models(path, Item)
+
+
+def _fbbench(path: Path) -> list[Item]:
+    from checkbench.datasets.fbbench import load_fbbench
+
+    return load_fbbench(path)
+
+
+LOADERS: dict[str, Loader] = {"native": _native, "fb-bench": _fbbench}
+
+
+def _first_record(path: Path) -> dict:
+    """The first JSON object of a JSONL file or of a JSON list, for format sniffing."""
+    with path.open(encoding="utf-8") as handle:
+        head = handle.read(1 << 16).lstrip()
+    if not head:
+        raise InputError("file is empty", path=path)
+    if head.startswith("["):
+        try:
+            records = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
+        if not records or not isinstance(records[0], dict):
+            raise InputError("expected a list of JSON objects", path=path)
+        return records[0]
+    first_line = head.splitlines()[0]
+    try:
+        record = json.loads(first_line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=1) from None
+    if not isinstance(record, dict):
+        raise InputError("each line must be a JSON object", path=path, line=1)
+    return record
+
+
+def detect_format(path: Path) -> str:
+    """Name of the loader that fits the file's first record."""
+    record = _first_record(path)
+    if "bench_type" in record and "checklist" in record:
+        return "fb-bench"
+    return "native"
+
+
+def load_items(path: str | Path, fmt: str = "auto") -> list[Item]:
+    """Items from a benchmark file; `fmt` is 'auto' or one of LOADERS."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    if fmt == "auto":
+        fmt = detect_format(path)
+    if fmt not in LOADERS:
+        raise InputError(f"unknown format '{fmt}' (known: {', '.join(LOADERS)})", path=path)
+    items = LOADERS[fmt](path)
+    seen: set[str] = set()
+    for number, item in enumerate(items, start=1):
+        if item.id in seen:
+            raise InputError(f"duplicate item id '{item.id}'", path=path, line=number, field="id")
+        seen.add(item.id)
+    return items

@@ -1,0 +1,44 @@
+"""`checkbench generate`: candidate models answer a benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from checkbench import api
+from checkbench.cli import app
+from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, JsonMode, model_options
+from checkbench.cli.render import print_stage, print_usage
+from checkbench.generate import GenerationSettings
+from checkbench.progress import RichProgress
+from checkbench.store import RunStore
+
+
+@app.command()
+def generate(
+    bench: Annotated[Path, typer.Argument(help="Benchmark file (JSONL of Items, or FB-Bench JSON).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory.")],
+    model: Annotated[
+        list[str], typer.Option("--model", "-m", help="local, local:/x.gguf or openai:NAME; repeat.")
+    ] = ["local"],  # noqa: B006 (typer reads the default)
+    fmt: Format = "auto",
+    temperature: Annotated[float | None, typer.Option(help="Override the items' temperature.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Override the answer length.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Sampling seed passed to the models.")] = None,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    concurrency: Concurrency = 8,
+    json_mode: JsonMode = "schema",
+) -> None:
+    """Run one or more candidate models over the items of BENCH into a run directory."""
+    settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed)
+    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    with RichProgress() as progress:
+        summary = api.generate(
+            bench, model, out, fmt=fmt, settings=settings, options=options, progress=progress
+        )
+    print_stage(summary)
+    with RunStore.existing(out) as store:
+        print_usage(store)

@@ -1,0 +1,84 @@
+"""JSON Lines reading with located errors, and atomic writing."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from checkbench.errors import InputError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def field_path(error: ValidationError) -> tuple[str, str]:
+    """The dotted location and message of a validation error's first problem."""
+    first = error.errors()[0]
+    loc = ".".join(str(part) for part in first["loc"]) or "record"
+    return loc, first["msg"]
+
+
+def iter_json_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each non-blank line; malformed lines raise InputError."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    seen = False
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON ({exc.msg})", path=path, line=number) from None
+            if not isinstance(record, dict):
+                raise InputError("each line must be a JSON object", path=path, line=number)
+            seen = True
+            yield number, record
+    if not seen:
+        raise InputError("file is empty", path=path)
+
+
+def validate(model: type[M], record: dict[str, Any], *, path: str | Path, line: int | None) -> M:
+    """Validate one record, turning a pydantic error into a located InputError."""
+    try:
+        return model.model_validate(record)
+    except ValidationError as exc:
+        loc, msg = field_path(exc)
+        raise InputError(msg, path=path, line=line, field=loc) from None
+
+
+def read_models(path: str | Path, model: type[M]) -> list[M]:
+    """Load and validate every record of a JSONL file; the first bad record stops the load."""
+    return [validate(model, rec, path=path, line=n) for n, rec in iter_json_lines(path)]
+
+
+def dumps(obj: BaseModel | dict[str, Any]) -> str:
+    """One compact JSON line for a model or a plain dict."""
+    if isinstance(obj, BaseModel):
+        return obj.model_dump_json(exclude_none=False)
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
+    """Write records atomically: readers see the old file or the complete new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    count = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for record in records:
+                handle.write(dumps(record) + "\n")
+                count += 1
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count

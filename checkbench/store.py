@@ -1,0 +1,244 @@
+"""The run store: one SQLite file (WAL) per run directory holding everything a run produced."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from checkbench.errors import InputError
+from checkbench.llm.base import ChatRequest, ChatResult
+from checkbench.schema import Item, Response, Verdict
+
+STORE_FILE = "run.sqlite"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS items (
+    id TEXT PRIMARY KEY, position INTEGER NOT NULL, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL, model TEXT NOT NULL, role TEXT NOT NULL, status TEXT NOT NULL,
+    request TEXT NOT NULL, result TEXT, prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0, latency_s REAL NOT NULL DEFAULT 0,
+    error TEXT, created_at REAL NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS calls_ok ON calls(key) WHERE status = 'ok';
+CREATE TABLE IF NOT EXISTS responses (
+    item_id TEXT NOT NULL, model TEXT NOT NULL, body TEXT NOT NULL, ok INTEGER NOT NULL,
+    PRIMARY KEY (item_id, model));
+CREATE TABLE IF NOT EXISTS verdicts (
+    item_id TEXT NOT NULL, model TEXT NOT NULL, judge TEXT NOT NULL, check_id TEXT NOT NULL,
+    passed INTEGER, body TEXT NOT NULL,
+    PRIMARY KEY (item_id, model, judge, check_id));
+"""
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    """Token accounting for one (model, role) pair."""
+
+    model: str
+    role: str
+    calls: int
+    errors: int
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+
+
+class RunStore:
+    """Items, responses, verdicts and every model call of one run, resumable after a crash."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.run_dir / STORE_FILE
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=10000")
+        self._db.executescript(_SCHEMA)
+        self.set_meta_default("schema_version", SCHEMA_VERSION)
+
+    @classmethod
+    def existing(cls, run_dir: str | Path) -> RunStore:
+        """Open a run directory that must already hold a store."""
+        if not (Path(run_dir) / STORE_FILE).is_file():
+            raise InputError("not a checkbench run directory (no run.sqlite)", path=run_dir)
+        return cls(run_dir)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Group writes so that they land together or not at all."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # -- meta ---------------------------------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value))
+        )
+
+    def set_meta_default(self, key: str, value: Any) -> None:
+        self._db.execute(
+            "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value))
+        )
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    # -- items --------------------------------------------------------------------------------
+    def add_items(self, items: Iterable[Item]) -> int:
+        """Add items; an id already stored with different content is an error, not an overwrite."""
+        added = 0
+        with self.transaction() as db:
+            position = db.execute("SELECT COALESCE(MAX(position), -1) FROM items").fetchone()[0]
+            for item in items:
+                body = item.model_dump_json()
+                row = db.execute("SELECT body FROM items WHERE id = ?", (item.id,)).fetchone()
+                if row is not None:
+                    if row[0] != body:
+                        raise InputError(
+                            f"item '{item.id}' differs from the one already in this run",
+                            path=self.run_dir,
+                        )
+                    continue
+                position += 1
+                db.execute(
+                    "INSERT INTO items(id, position, body) VALUES (?, ?, ?)",
+                    (item.id, position, body),
+                )
+                added += 1
+        return added
+
+    def items(self) -> list[Item]:
+        rows = self._db.execute("SELECT body FROM items ORDER BY position")
+        return [Item.model_validate_json(body) for (body,) in rows]
+
+    # -- calls --------------------------------------------------------------------------------
+    def cached_result(self, key: str) -> ChatResult | None:
+        """The stored answer to an identical earlier request, if it succeeded."""
+        row = self._db.execute(
+            "SELECT result FROM calls WHERE key = ? AND status = 'ok'", (key,)
+        ).fetchone()
+        return ChatResult.model_validate_json(row[0]) if row else None
+
+    def record_call(
+        self,
+        *,
+        key: str,
+        model: str,
+        role: str,
+        request: ChatRequest,
+        result: ChatResult | None,
+        error: str | None,
+        latency_s: float,
+    ) -> None:
+        """Append one model call (success or failure) to the audit log and cache."""
+        self._db.execute(
+            "INSERT OR IGNORE INTO calls(key, model, role, status, request, result, prompt_tokens,"
+            " completion_tokens, latency_s, error, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                model,
+                role,
+                "ok" if result is not None else "error",
+                request.model_dump_json(),
+                result.model_dump_json() if result is not None else None,
+                result.prompt_tokens if result else 0,
+                result.completion_tokens if result else 0,
+                latency_s,
+                error,
+                time.time(),
+            ),
+        )
+
+    def usage(self) -> list[UsageRow]:
+        """Calls, failures, tokens and time per (model, role)."""
+        rows = self._db.execute(
+            "SELECT model, role, SUM(status = 'ok'), SUM(status = 'error'), SUM(prompt_tokens),"
+            " SUM(completion_tokens), SUM(latency_s) FROM calls GROUP BY model, role"
+            " ORDER BY role, model"
+        )
+        return [UsageRow(*row) for row in rows]
+
+    # -- responses ----------------------------------------------------------------------------
+    def put_response(self, response: Response) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO responses(item_id, model, body, ok) VALUES (?, ?, ?, ?)",
+            (response.item_id, response.model, response.model_dump_json(), response.error is None),
+        )
+
+    def responses(self, model: str | None = None) -> list[Response]:
+        query = "SELECT r.body FROM responses r JOIN items i ON i.id = r.item_id"
+        args: tuple[str, ...] = ()
+        if model is not None:
+            query += " WHERE r.model = ?"
+            args = (model,)
+        rows = self._db.execute(query + " ORDER BY r.model, i.position", args)
+        return [Response.model_validate_json(body) for (body,) in rows]
+
+    def answered(self, model: str) -> set[str]:
+        """Ids of items the model has already answered successfully."""
+        rows = self._db.execute("SELECT item_id FROM responses WHERE model = ? AND ok", (model,))
+        return {item_id for (item_id,) in rows}
+
+    def models(self) -> list[str]:
+        rows = self._db.execute("SELECT DISTINCT model FROM responses ORDER BY model")
+        return [model for (model,) in rows]
+
+    # -- verdicts -----------------------------------------------------------------------------
+    def put_verdicts(self, verdicts: Iterable[Verdict]) -> None:
+        """Store verdicts, replacing earlier ones for the same (item, model, judge, check)."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO verdicts(item_id, model, judge, check_id, passed, body)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (v.item_id, v.model, v.judge, v.check_id, v.passed, v.model_dump_json())
+                    for v in verdicts
+                ],
+            )
+
+    def verdicts(self, judge: str | None = None) -> list[Verdict]:
+        query = "SELECT body FROM verdicts"
+        args: tuple[str, ...] = ()
+        if judge is not None:
+            query += " WHERE judge = ?"
+            args = (judge,)
+        return [Verdict.model_validate_json(body) for (body,) in self._db.execute(query, args)]
+
+    def judged(self, judge: str) -> set[tuple[str, str]]:
+        """(item_id, model) pairs the judge has fully scored; unscored ones are judged again."""
+        rows = self._db.execute(
+            "SELECT item_id, model FROM verdicts WHERE judge = ?"
+            " GROUP BY item_id, model HAVING SUM(passed IS NULL) = 0",
+            (judge,),
+        )
+        return {(item_id, model) for item_id, model in rows}
+
+    def judges(self) -> list[str]:
+        rows = self._db.execute("SELECT DISTINCT judge FROM verdicts ORDER BY judge")
+        return [judge for (judge,) in rows]

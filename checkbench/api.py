@@ -9,6 +9,8 @@ from pathlib import Path
 from checkbench.benchmarks import load_items
 from checkbench.calls import Caller
 from checkbench.generate import GenerationSettings, StageSummary, generate_responses
+
+__all__ = ["GenerationSettings", "StageSummary", "generate", "prepare_run"]
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend
 from checkbench.progress import ProgressSink

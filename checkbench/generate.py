@@ -19,7 +19,7 @@ DEFAULT_MAX_TOKENS = 1024
 
 @dataclass(frozen=True)
 class GenerationSettings:
-    """User overrides; None falls back to the item's own hints (meta['generation']), then defaults."""
+    """User overrides; None falls back to the item's hints (meta["generation"]), then defaults."""
 
     temperature: float | None = None
     max_tokens: int | None = None
@@ -65,9 +65,7 @@ async def _answer(
         item_id=item.id,
         model=backend.name,
         content=result.content,
-        usage=Usage(
-            prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens
-        ),
+        usage=Usage(prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens),
         latency_s=outcome.latency_s,
     )
 

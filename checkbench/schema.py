@@ -1,4 +1,4 @@
-"""The data model: every benchmark becomes Items with Checklists; runs produce Responses and Verdicts."""
+"""The data model: benchmarks become Items with Checklists; runs produce Responses and Verdicts."""
 
 from __future__ import annotations
 

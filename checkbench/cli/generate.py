@@ -18,14 +18,21 @@ from checkbench.store import RunStore
 
 @app.command()
 def generate(
-    bench: Annotated[Path, typer.Argument(help="Benchmark file (JSONL of Items, or FB-Bench JSON).")],
+    bench: Annotated[
+        Path, typer.Argument(help="Benchmark file (JSONL of Items, or FB-Bench JSON).")
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory.")],
     model: Annotated[
-        list[str], typer.Option("--model", "-m", help="local, local:/x.gguf or openai:NAME; repeat.")
+        list[str],
+        typer.Option("--model", "-m", help="local, local:/x.gguf or openai:NAME; repeat."),
     ] = ["local"],  # noqa: B006 (typer reads the default)
     fmt: Format = "auto",
-    temperature: Annotated[float | None, typer.Option(help="Override the items' temperature.")] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, help="Override the answer length.")] = None,
+    temperature: Annotated[
+        float | None, typer.Option(help="Override the items' temperature.")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Override the answer length.")
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Sampling seed passed to the models.")] = None,
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",

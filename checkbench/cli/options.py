@@ -15,9 +15,7 @@ BaseUrl = Annotated[
 ApiKeyEnv = Annotated[
     str, typer.Option(help="Name of the environment variable holding the API key.")
 ]
-Concurrency = Annotated[
-    int, typer.Option(min=1, help="Concurrent requests per HTTP model.")
-]
+Concurrency = Annotated[int, typer.Option(min=1, help="Concurrent requests per HTTP model.")]
 JsonMode = Annotated[
     str,
     typer.Option(
@@ -25,12 +23,12 @@ JsonMode = Annotated[
         "when refused) or 'object'."
     ),
 ]
-Format = Annotated[
-    str, typer.Option("--format", help="Benchmark format: auto, native, fb-bench.")
-]
+Format = Annotated[str, typer.Option("--format", help="Benchmark format: auto, native, fb-bench.")]
 
 
-def model_options(base_url: str | None, api_key_env: str, concurrency: int, json_mode: str) -> ModelOptions:
+def model_options(
+    base_url: str | None, api_key_env: str, concurrency: int, json_mode: str
+) -> ModelOptions:
     """ModelOptions from the shared command-line flags."""
     if json_mode not in ("schema", "object"):
         raise typer.BadParameter("must be 'schema' or 'object'", param_hint="--json-mode")

@@ -52,9 +52,7 @@ class ChatResult(BaseModel):
 class LLMError(Exception):
     """A failed model call; `retryable` says whether backing off and retrying may help."""
 
-    def __init__(
-        self, message: str, *, retryable: bool, retry_after: float | None = None
-    ) -> None:
+    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib.metadata
 import threading
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +40,7 @@ class _LoadedModel:
             raise CheckbenchError(
                 "the local backend needs llama-cpp-python: pip install 'checkbench[local]'"
             ) from None
-        self.llama = Llama(
-            model_path=str(path), n_ctx=n_ctx, logits_all=logits_all, verbose=False
-        )
+        self.llama = Llama(model_path=str(path), n_ctx=n_ctx, logits_all=logits_all, verbose=False)
         self.lock = threading.Lock()
 
     def complete(self, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -50,9 +48,25 @@ class _LoadedModel:
             return self.llama.create_chat_completion(**kwargs)
 
 
-@cache
+_LOADED: dict[tuple[Path, bool, int], _LoadedModel] = {}
+_LOADING = threading.Lock()
+
+
 def _load(path: Path, logits_all: bool, n_ctx: int) -> _LoadedModel:
-    return _LoadedModel(path, logits_all=logits_all, n_ctx=n_ctx)
+    """Load each (file, mode) once per process."""
+    key = (path, logits_all, n_ctx)
+    with _LOADING:
+        if key not in _LOADED:
+            _LOADED[key] = _LoadedModel(path, logits_all=logits_all, n_ctx=n_ctx)
+        return _LOADED[key]
+
+
+@atexit.register
+def _free_models() -> None:
+    """Free llama.cpp models before interpreter shutdown tears down what their finalizers need."""
+    for model in _LOADED.values():
+        model.llama.close()
+    _LOADED.clear()
 
 
 class LlamaCppBackend:

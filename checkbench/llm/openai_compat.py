@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import email.utils
+import json
 import os
 import time
+from dataclasses import dataclass
 from typing import Any, Literal
 
-import httpx
+import aiohttp
 
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
 
@@ -69,6 +71,13 @@ def parse_completion(body: Any) -> ChatResult:
         raise LLMError(f"malformed completion body: {exc!r}", retryable=True) from None
 
 
+@dataclass(frozen=True)
+class _Reply:
+    status: int
+    retry_after: str | None
+    body: bytes
+
+
 class OpenAIBackend:
     """Chat completions over HTTP. The API key is read from the environment, never stored."""
 
@@ -87,16 +96,23 @@ class OpenAIBackend:
         self.name = name or f"openai:{model}"
         self.max_concurrency = max_concurrency
         self.json_mode: JsonMode = json_mode
-        headers = {}
+        self._base_url = base_url.rstrip("/")
+        self._headers = {"Content-Type": "application/json"}
         key = os.environ.get(api_key_env)
         if key:
-            headers["Authorization"] = f"Bearer {key}"
-        self._client = httpx.AsyncClient(
-            base_url=base_url.rstrip("/") + "/",
-            headers=headers,
-            timeout=timeout_s,
-            limits=httpx.Limits(max_connections=max_concurrency, max_keepalive_connections=max_concurrency),
-        )
+            self._headers["Authorization"] = f"Bearer {key}"
+        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._session: aiohttp.ClientSession | None = None
+
+    def _open(self) -> aiohttp.ClientSession:
+        """The HTTP session, created inside the running event loop on first use."""
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=self.max_concurrency),
+                headers=self._headers,
+                timeout=self._timeout,
+            )
+        return self._session
 
     def _payload(self, request: ChatRequest, json_mode: JsonMode) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -116,12 +132,15 @@ class OpenAIBackend:
             payload["top_logprobs"] = request.top_logprobs
         return payload
 
-    async def _post(self, payload: dict[str, Any]) -> httpx.Response:
+    async def _post(self, payload: dict[str, Any]) -> _Reply:
+        url = f"{self._base_url}/chat/completions"
         try:
-            return await self._client.post("chat/completions", json=payload)
-        except httpx.TimeoutException as exc:
-            raise LLMError(f"timeout: {exc!r}", retryable=True) from None
-        except httpx.TransportError as exc:
+            async with self._open().post(url, data=json.dumps(payload)) as response:
+                body = await response.read()
+                return _Reply(response.status, response.headers.get("Retry-After"), body)
+        except TimeoutError:
+            raise LLMError("timeout", retryable=True) from None
+        except aiohttp.ClientError as exc:
             raise LLMError(f"connection error: {exc!r}", retryable=True) from None
 
     async def chat(self, request: ChatRequest) -> ChatResult:
@@ -130,27 +149,30 @@ class OpenAIBackend:
         if (
             request.json_schema is not None
             and self.json_mode == "schema"
-            and response.status_code in _SCHEMA_REJECTED
+            and response.status in _SCHEMA_REJECTED
         ):
             fallback = await self._post(self._payload(request, "object"))
-            if fallback.status_code == 200:
+            if fallback.status == 200:
                 self.json_mode = "object"
                 response = fallback
         return self._result(response)
 
-    def _result(self, response: httpx.Response) -> ChatResult:
-        status = response.status_code
-        if status == 200:
+    def _result(self, reply: _Reply) -> ChatResult:
+        if reply.status == 200:
             try:
-                body = response.json()
+                body = json.loads(reply.body)
             except ValueError:
                 raise LLMError("completion body is not JSON", retryable=True) from None
             return parse_completion(body)
-        detail = response.text[:300]
-        if status == 429 or status >= 500:
-            retry_after = parse_retry_after(response.headers.get("retry-after"))
-            raise LLMError(f"HTTP {status}: {detail}", retryable=True, retry_after=retry_after)
-        raise LLMError(f"HTTP {status}: {detail}", retryable=False)
+        detail = reply.body[:300].decode("utf-8", "replace")
+        if reply.status == 429 or reply.status >= 500:
+            retry_after = parse_retry_after(reply.retry_after)
+            raise LLMError(
+                f"HTTP {reply.status}: {detail}", retryable=True, retry_after=retry_after
+            )
+        raise LLMError(f"HTTP {reply.status}: {detail}", retryable=False)
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None

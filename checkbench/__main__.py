@@ -1,0 +1,5 @@
+"""`python -m checkbench` runs the CLI."""
+
+from checkbench.cli import main
+
+main()

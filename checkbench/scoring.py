@@ -1,0 +1,373 @@
+"""Scores from verdicts: item rules, means over items and tag groups with bootstrap intervals,
+and the FB-Bench leaderboard as a thin layer on top.
+
+An item is unscored (None) when any of its checks has an unscored verdict or no verdict; the
+caller chooses the policy: count it as 0 ("zero") or leave it out ("exclude"). Either way the
+number of unscored items is reported beside every score.
+
+Scores are shown on a 0-100 scale with 2 decimals, rounded as the FB-Bench authors do:
+round(round(x, 4) * 100, 2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import partial
+from typing import Literal
+
+from pydantic import BaseModel
+
+from checkbench.datasets.fbbench import SCENARIOS, STORED_SCORES
+from checkbench.schema import Item, Response, Verdict
+from checkbench.stats import DEFAULT_B, DEFAULT_SEED, Estimate, macro_mean_ci, mean_ci
+
+UnscoredPolicy = Literal["zero", "exclude"]
+ScoreSource = Literal["verdicts", "stored"]
+
+Scores = dict[str, float | None]
+"""item id -> item score (None = unscored) for one model."""
+
+
+# ---------------------------------------------------------------- one item
+
+
+def item_score(item: Item, verdicts: Iterable[Verdict]) -> float | None:
+    """The item's score in [0, 1] under its rule, or None when any check is unscored or
+    has no verdict. `verdicts` are one (model, judge)'s verdicts on this item."""
+    passed: dict[str, bool | None] = {}
+    known = {check.id for check in item.checklist}
+    for verdict in verdicts:
+        if verdict.check_id not in known:
+            raise ValueError(f"item {item.id}: verdict for unknown check {verdict.check_id!r}")
+        if verdict.check_id in passed:
+            raise ValueError(f"item {item.id}: several verdicts for check {verdict.check_id!r}")
+        passed[verdict.check_id] = verdict.passed
+    results = [passed.get(check.id) for check in item.checklist]
+    if not results or any(result is None for result in results):
+        return None
+    if item.rule == "weighted":
+        return sum(c.weight or 0.0 for c, ok in zip(item.checklist, results, strict=True) if ok)
+    if item.rule == "any":
+        return float(any(results))
+    if item.rule == "all":
+        return float(all(results))
+    return sum(results) / len(results)
+
+
+# ---------------------------------------------------------------- many items
+
+
+class GroupScore(BaseModel):
+    """A mean on the 0-100 scale with its 95% bootstrap interval. `n` counts the items in
+    the estimate; `unscored` counts the group's unscored items (zeroed or excluded)."""
+
+    score: float | None
+    ci: tuple[float, float] | None
+    n: int
+    unscored: int
+
+
+def percent(fraction: float) -> float:
+    """A fraction as a percentage, rounded like the FB-Bench leaderboard."""
+    return round(round(fraction, 4) * 100, 2)
+
+
+def apply_policy(scores: Iterable[float | None], policy: UnscoredPolicy) -> list[float]:
+    """The values to average: unscored items become 0 or are left out."""
+    if policy == "zero":
+        return [0.0 if score is None else score for score in scores]
+    return [score for score in scores if score is not None]
+
+
+def _group_score(estimate: Estimate, unscored: int) -> GroupScore:
+    if estimate.n == 0:
+        return GroupScore(score=None, ci=None, n=0, unscored=unscored)
+    ci = (percent(estimate.low), percent(estimate.high))
+    return GroupScore(score=percent(estimate.value), ci=ci, n=estimate.n, unscored=unscored)
+
+
+def summarize(
+    scores: Sequence[float | None],
+    policy: UnscoredPolicy,
+    *,
+    b: int = DEFAULT_B,
+    seed: int = DEFAULT_SEED,
+) -> GroupScore:
+    """Mean over items with a bootstrap interval over items."""
+    estimate = mean_ci(apply_policy(scores, policy), b=b, seed=seed)
+    return _group_score(estimate, sum(score is None for score in scores))
+
+
+def macro_summarize(
+    groups: Sequence[Sequence[float | None]],
+    policy: UnscoredPolicy,
+    *,
+    b: int = DEFAULT_B,
+    seed: int = DEFAULT_SEED,
+) -> GroupScore:
+    """Mean of the non-empty group means, bootstrapped within each group."""
+    estimate = macro_mean_ci([apply_policy(group, policy) for group in groups], b=b, seed=seed)
+    return _group_score(estimate, sum(score is None for group in groups for score in group))
+
+
+def group_by_facet(items: Iterable[Item], facet: str) -> dict[str, list[Item]]:
+    """Items by each value of a tag facet, values sorted; an item with several values is in
+    each of their groups, an item without the facet in none."""
+    groups: dict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        for value in item.tag(facet):
+            groups[value].append(item)
+    return dict(sorted(groups.items()))
+
+
+def facet_breakdown(
+    items: Iterable[Item],
+    scores: Mapping[str, float | None],
+    facet: str,
+    policy: UnscoredPolicy,
+    *,
+    b: int = DEFAULT_B,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, GroupScore]:
+    """Mean score per value of a facet, over the items that have a score entry."""
+    scored = [item for item in items if item.id in scores]
+    return {
+        value: summarize([scores[item.id] for item in group], policy, b=b, seed=seed)
+        for value, group in group_by_facet(scored, facet).items()
+    }
+
+
+def _single_judge(verdicts: Iterable[Verdict]) -> str | None:
+    judges = {verdict.judge for verdict in verdicts}
+    if len(judges) > 1:
+        raise ValueError(f"verdicts from several judges {sorted(judges)}: score one at a time")
+    return next(iter(judges), None)
+
+
+def _verdicts_by_unit(verdicts: Iterable[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
+    by_unit: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
+    for verdict in verdicts:
+        by_unit[verdict.model, verdict.item_id].append(verdict)
+    return by_unit
+
+
+def _answered(items: Iterable[Item], responses: Iterable[Response]) -> Iterator[tuple[str, Item]]:
+    """(model, item) for every response; each model answers an item at most once."""
+    by_id = {item.id: item for item in items}
+    seen: set[tuple[str, str]] = set()
+    for response in responses:
+        item = by_id.get(response.item_id)
+        if item is None:
+            raise ValueError(f"response of {response.model} to unknown item {response.item_id}")
+        if (response.model, item.id) in seen:
+            raise ValueError(f"several responses of {response.model} to {item.id}")
+        seen.add((response.model, item.id))
+        yield response.model, item
+
+
+def score_responses(
+    items: Iterable[Item], responses: Iterable[Response], verdicts: Iterable[Verdict]
+) -> dict[str, Scores]:
+    """model -> item id -> item score, for every response (verdicts of one judge)."""
+    verdicts = list(verdicts)
+    _single_judge(verdicts)
+    by_unit = _verdicts_by_unit(verdicts)
+    table: dict[str, Scores] = defaultdict(dict)
+    for model, item in _answered(items, responses):
+        table[model][item.id] = item_score(item, by_unit[model, item.id])
+    return dict(table)
+
+
+def model_summaries(
+    items: Iterable[Item],
+    responses: Iterable[Response],
+    verdicts: Iterable[Verdict],
+    *,
+    policy: UnscoredPolicy = "zero",
+    b: int = DEFAULT_B,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, GroupScore]:
+    """Per model: item scores (each item's rule, e.g. the mean of its checks), then their
+    mean over items with a bootstrap interval over items (the Conv-to-Bench score)."""
+    table = score_responses(items, responses, verdicts)
+    return {
+        model: summarize(list(scores.values()), policy, b=b, seed=seed)
+        for model, scores in sorted(table.items())
+    }
+
+
+# ---------------------------------------------------------------- FB-Bench
+
+EC, RM = SCENARIOS["Error Correction"], SCENARIOS["Response Maintenance"]
+
+BREAKDOWN_FACETS: dict[str, tuple[str, ...]] = {
+    "all": ("task", "subtask"),
+    EC: ("task", "subtask", "feedback_type", "deficiency"),
+    RM: ("task", "subtask", "feedback_type"),
+}
+"""Breakdowns per scope: feedback types differ between EC and RM, deficiency is EC only."""
+
+Breakdown = dict[str, dict[str, dict[str, GroupScore]]]
+"""scope ("all" | "EC" | "RM") -> facet -> value -> score."""
+
+
+class FBBenchRow(BaseModel):
+    """One model's FB-Bench headline scores (0-100, 2 decimals) with 95% intervals."""
+
+    model: str
+    error_correction: float | None
+    error_correction_ci: tuple[float, float] | None
+    error_correction_n: int
+    error_correction_unscored: int
+    response_maintenance: float | None
+    response_maintenance_ci: tuple[float, float] | None
+    response_maintenance_n: int
+    response_maintenance_unscored: int
+    overall: float | None
+    overall_ci: tuple[float, float] | None
+    n: int
+    unscored: int
+
+
+class FBBenchLeaderboard(BaseModel):
+    """Rows sorted by overall score (best first) and per-model breakdowns."""
+
+    judge: str | None
+    policy: UnscoredPolicy
+    source: ScoreSource
+    rows: list[FBBenchRow]
+    breakdowns: dict[str, Breakdown]
+
+
+class ScoreMismatch(BaseModel):
+    """A judgment file's stored score that differs from the score recomputed from verdicts."""
+
+    model: str
+    item_id: str
+    stored: float | None
+    recomputed: float | None
+
+
+def _only(item: Item, facet: str) -> str:
+    values = item.tag(facet)
+    if len(values) != 1:
+        raise ValueError(f"item {item.id}: expected one {facet!r} tag, got {values}")
+    return values[0]
+
+
+def _stored_table(items: Iterable[Item], responses: Iterable[Response]) -> dict[str, Scores]:
+    """model -> item id -> the judgment file's score (None where the judgment failed)."""
+    table: dict[str, Scores] = defaultdict(dict)
+    for model, item in _answered(items, responses):
+        stored = item.meta.get(STORED_SCORES, {})
+        if model not in stored:
+            raise ValueError(f"no stored score for {model} on {item.id}")
+        table[model][item.id] = stored[model]
+    return dict(table)
+
+
+def _headline(
+    items: Sequence[Item], scores: Scores, policy: UnscoredPolicy, b: int, seed: int
+) -> tuple[GroupScore, GroupScore, GroupScore]:
+    """EC, RM and Overall: means of (scenario, task) group means, as the authors compute."""
+    groups: dict[tuple[str, str], list[float | None]] = defaultdict(list)
+    for item in items:
+        if item.id in scores:
+            groups[_only(item, "scenario"), _only(item, "task")].append(scores[item.id])
+    summary = partial(macro_summarize, policy=policy, b=b, seed=seed)
+    ec = [group for (scenario, _), group in groups.items() if scenario == EC]
+    rm = [group for (scenario, _), group in groups.items() if scenario == RM]
+    return summary(ec), summary(rm), summary(list(groups.values()))
+
+
+def _breakdown(
+    items: Sequence[Item], scores: Scores, policy: UnscoredPolicy, b: int, seed: int
+) -> Breakdown:
+    result: Breakdown = {}
+    for scope, facets in BREAKDOWN_FACETS.items():
+        members = [item for item in items if scope == "all" or scope in item.tag("scenario")]
+        tables = {
+            facet: facet_breakdown(members, scores, facet, policy, b=b, seed=seed)
+            for facet in facets
+        }
+        result[scope] = {facet: table for facet, table in tables.items() if table}
+    return result
+
+
+def _row(model: str, ec: GroupScore, rm: GroupScore, overall: GroupScore) -> FBBenchRow:
+    return FBBenchRow(
+        model=model,
+        error_correction=ec.score,
+        error_correction_ci=ec.ci,
+        error_correction_n=ec.n,
+        error_correction_unscored=ec.unscored,
+        response_maintenance=rm.score,
+        response_maintenance_ci=rm.ci,
+        response_maintenance_n=rm.n,
+        response_maintenance_unscored=rm.unscored,
+        overall=overall.score,
+        overall_ci=overall.ci,
+        n=overall.n,
+        unscored=overall.unscored,
+    )
+
+
+def fbbench_leaderboard(
+    items: Iterable[Item],
+    responses: Iterable[Response],
+    verdicts: Iterable[Verdict],
+    *,
+    policy: UnscoredPolicy = "zero",
+    source: ScoreSource = "verdicts",
+    b: int = DEFAULT_B,
+    seed: int = DEFAULT_SEED,
+) -> FBBenchLeaderboard:
+    """The FB-Bench leaderboard of one judge's verdicts.
+
+    source "verdicts" (default) rescores every response from its verdicts, so the same code
+    scores published judgments and checkbench's own; "stored" uses the judgment files'
+    `score` field, which is what the authors' table averaged. With policy "zero" (the
+    published convention) failed judgments count as 0.
+    """
+    items = list(items)
+    responses = list(responses)
+    verdicts = list(verdicts)
+    judge = _single_judge(verdicts)
+    if source == "stored":
+        table = _stored_table(items, responses)
+    else:
+        table = score_responses(items, responses, verdicts)
+    rows = [
+        _row(model, *_headline(items, scores, policy, b, seed)) for model, scores in table.items()
+    ]
+    rows.sort(key=lambda row: (row.overall is None, -(row.overall or 0.0), row.model))
+    breakdowns = {row.model: _breakdown(items, table[row.model], policy, b, seed) for row in rows}
+    return FBBenchLeaderboard(
+        judge=judge, policy=policy, source=source, rows=rows, breakdowns=breakdowns
+    )
+
+
+def _same_score(a: float | None, b: float | None, tolerance: float) -> bool:
+    if a is None or b is None:
+        return a is b
+    return math.isclose(a, b, abs_tol=tolerance)
+
+
+def fbbench_score_mismatches(
+    items: Iterable[Item], verdicts: Iterable[Verdict], *, tolerance: float = 1e-6
+) -> list[ScoreMismatch]:
+    """Records whose stored score differs from the score recomputed from their verdicts
+    (e.g. a judgement key that matches no check, or a weight the judge changed)."""
+    by_unit = _verdicts_by_unit(verdicts)
+    mismatches = []
+    for item in items:
+        for model, stored in item.meta.get(STORED_SCORES, {}).items():
+            recomputed = item_score(item, by_unit[model, item.id])
+            if not _same_score(stored, recomputed, tolerance):
+                mismatch = ScoreMismatch(
+                    model=model, item_id=item.id, stored=stored, recomputed=recomputed
+                )
+                mismatches.append(mismatch)
+    return mismatches

@@ -1,0 +1,98 @@
+"""Both backends against real models: the embedded llama.cpp model and a local llama.cpp server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openai
+import pytest
+
+from checkbench import api
+from checkbench.llm import ChatRequest, ModelOptions, open_backend
+from checkbench.llm.base import ChatBackend
+from checkbench.schema import Message
+from checkbench.store import RunStore
+from tests.conftest import EXAMPLE, SERVED_MODEL, run_cli
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "enum": ["yes", "no"]}},
+    "required": ["answer"],
+}
+
+
+def _ask(text: str, **params: object) -> ChatRequest:
+    return ChatRequest(messages=(Message(role="user", content=text),), **params)  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["local", "server"])
+async def backend(request: pytest.FixtureRequest) -> ChatBackend:
+    if request.param == "local":
+        chosen = open_backend("local")
+    else:
+        base_url = request.getfixturevalue("llama_server")
+        chosen = open_backend(f"openai:{SERVED_MODEL}", ModelOptions(base_url=base_url))
+    yield chosen
+    await chosen.aclose()
+
+
+async def test_chat_reports_usage(backend: ChatBackend) -> None:
+    result = await backend.chat(_ask("Say hello.", max_tokens=8))
+    assert result.content.strip()
+    assert result.prompt_tokens > 0 and 0 < result.completion_tokens <= 8
+
+
+async def test_json_output_follows_the_schema(backend: ChatBackend) -> None:
+    result = await backend.chat(
+        _ask("Is water wet? Reply in JSON.", max_tokens=20, json_schema=SCHEMA)
+    )
+    assert json.loads(result.content)["answer"] in {"yes", "no"}
+
+
+async def test_logprobs_give_top_alternatives(backend: ChatBackend) -> None:
+    result = await backend.chat(
+        _ask("Is fire hot? Answer yes or no.", max_tokens=1, top_logprobs=5)
+    )
+    assert result.logprobs is not None and len(result.logprobs) == 1
+    top = result.logprobs[0].top
+    assert len(top) == 5 and all(isinstance(v, float) and v <= 0 for v in top.values())
+
+
+async def test_seed_makes_sampling_repeatable(backend: ChatBackend) -> None:
+    request = _ask("Name a fruit.", max_tokens=12, temperature=1.0, seed=7)
+    first, second = await backend.chat(request), await backend.chat(request)
+    assert first.content == second.content
+
+
+def test_official_openai_client_sees_the_same_server(llama_server: str) -> None:
+    client = openai.OpenAI(base_url=llama_server, api_key="unused")
+    reply = client.chat.completions.create(
+        model=SERVED_MODEL, messages=[{"role": "user", "content": "Say hi."}], max_tokens=4
+    )
+    assert reply.choices[0].message.content
+
+
+def test_generate_over_http_into_a_run(llama_server: str, tmp_path: Path) -> None:
+    summary = api.generate(
+        EXAMPLE,
+        [f"openai:{SERVED_MODEL}"],
+        tmp_path / "run",
+        options=ModelOptions(base_url=llama_server, concurrency=2),
+        settings=api.GenerationSettings(max_tokens=16),
+    )
+    assert (summary.total, summary.errors) == (8, 0)
+    with RunStore(tmp_path / "run") as store:
+        responses = store.responses()
+        usage = store.usage()
+    assert len(responses) == 8 and all(r.content for r in responses)
+    assert usage[0].role == "candidate" and usage[0].completion_tokens > 0
+
+
+def test_cli_generate_on_the_embedded_model(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = run_cli("generate", str(EXAMPLE), "--out", str(out), "--max-tokens", "12")
+    assert result.returncode == 0, result.stderr
+    assert "8 total" in result.stdout and "0 failed" in result.stdout
+    rerun = run_cli("generate", str(EXAMPLE), "--out", str(out), "--max-tokens", "12")
+    assert "8 already done, 0 model calls" in rerun.stdout

@@ -1,0 +1,112 @@
+"""Bad benchmark input: one clear line naming file, line and field; exit 2; nothing written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from checkbench.benchmarks import load_items
+from checkbench.errors import InputError
+from tests.conftest import EXAMPLE, run_cli
+
+GOOD = json.loads(EXAMPLE.read_text().splitlines()[0])
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines))
+    return path
+
+
+def _with(**changes: object) -> str:
+    return json.dumps({**GOOD, **changes})
+
+
+CASES = {
+    "malformed json": (
+        [
+            '{"id": "a", ',
+        ],
+        1,
+        None,
+        "malformed JSON",
+    ),
+    "missing field": (
+        [json.dumps({k: v for k, v in GOOD.items() if k != "messages"})],
+        1,
+        "messages",
+        "Field required",
+    ),
+    "wrong type": ([_with(id="x1"), _with(id="x2", checklist="oops")], 2, "checklist", "list"),
+    "bad nested type": (
+        [_with(id="x1", messages=[{"role": "user", "content": 5}])],
+        1,
+        "messages.0.content",
+        "string",
+    ),
+    "not ending with user": (
+        [_with(messages=[{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}])],
+        1,
+        "messages",
+        "user turn",
+    ),
+    "weighted without weight": (
+        [_with(checklist=[{"id": "c1", "text": "t"}])],
+        1,
+        "record",
+        "weight",
+    ),
+    "duplicate id": ([_with(), _with()], 2, "id", "duplicate"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_load_error_names_line_and_field(tmp_path: Path, case: str) -> None:
+    lines, line, field, text = CASES[case]
+    path = _write(tmp_path / "bench.jsonl", lines)
+    with pytest.raises(InputError) as info:
+        load_items(path)
+    assert info.value.line == line
+    assert info.value.field == field
+    assert text in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    path = _write(tmp_path / "bench.jsonl", [])
+    with pytest.raises(InputError, match="empty"):
+        load_items(path)
+
+
+def test_cli_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    bench = _write(tmp_path / "bench.jsonl", [_with(id="ok"), _with(id="bad", rule="sometimes")])
+    out = tmp_path / "run"
+    result = run_cli("generate", str(bench), "--out", str(out))
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert f"{bench}:2: field 'rule'" in lines[0]
+    assert "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "csv"], "unknown format 'csv'"),
+        (["--model", "bogus:thing"], "unknown model 'bogus:thing'"),
+    ],
+)
+def test_cli_unknown_format_or_model(tmp_path: Path, args: list[str], message: str) -> None:
+    out = tmp_path / "run"
+    result = run_cli("generate", str(EXAMPLE), "--out", str(out), *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert not out.exists()
+
+
+def test_cli_missing_file(tmp_path: Path) -> None:
+    result = run_cli("generate", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "run"))
+    assert result.returncode == 2
+    assert "nope.jsonl: file not found" in result.stderr

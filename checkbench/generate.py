@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from checkbench.calls import Caller
 from checkbench.llm.base import ChatBackend, ChatRequest
+from checkbench.pool import run_pool
 from checkbench.progress import ProgressSink
 from checkbench.schema import Item, Response, Usage
+from checkbench.stage import StageClock, StageSummary
 from checkbench.store import RunStore
 
 CANDIDATE = "candidate"
@@ -26,26 +27,27 @@ class GenerationSettings:
     seed: int | None = None
 
 
-@dataclass(frozen=True)
-class StageSummary:
-    """What one stage did: work found done already, calls made, cache hits, failures, time."""
-
-    stage: str
-    total: int
-    already_done: int
-    called: int
-    cached: int
-    errors: int
-    duration_s: float
+async def _answer_budget(backend: ChatBackend, item: Item, cap: int) -> int:
+    """`cap`, or what the model's context leaves after the prompt when that is smaller."""
+    if backend.context_length is None:
+        return cap
+    prompt = await backend.count_tokens(tuple(item.messages))
+    if prompt is None:
+        return cap
+    return max(1, min(cap, backend.context_length - prompt))
 
 
-def candidate_request(item: Item, settings: GenerationSettings) -> ChatRequest:
+async def candidate_request(
+    item: Item, settings: GenerationSettings, backend: ChatBackend
+) -> ChatRequest:
     """The request a candidate model answers for one item."""
     hints = item.meta.get("generation", {})
     temperature = settings.temperature
     if temperature is None:
         temperature = float(hints.get("temperature", 0.0))
     max_tokens = settings.max_tokens or int(hints.get("max_tokens", DEFAULT_MAX_TOKENS))
+    if settings.max_tokens is None and hints.get("fit_context"):
+        max_tokens = await _answer_budget(backend, item, max_tokens)
     return ChatRequest(
         messages=tuple(item.messages),
         temperature=temperature,
@@ -57,7 +59,8 @@ def candidate_request(item: Item, settings: GenerationSettings) -> ChatRequest:
 async def _answer(
     caller: Caller, backend: ChatBackend, item: Item, settings: GenerationSettings
 ) -> Response:
-    outcome = await caller.call(backend, candidate_request(item, settings), role=CANDIDATE)
+    request = await candidate_request(item, settings, backend)
+    outcome = await caller.call(backend, request, role=CANDIDATE)
     if outcome.result is None:
         return Response(item_id=item.id, model=backend.name, error=outcome.error)
     result = outcome.result
@@ -83,43 +86,29 @@ async def generate_responses(
     caller = caller or Caller(store)
     progress = progress or ProgressSink()
     items = store.items()
-    queues: dict[str, asyncio.Queue[Item]] = {}
+    pending: dict[str, list[Item]] = {}
     already = 0
     for backend in backends:
         done = store.answered(backend.name)
         already += len(done)
-        queue: asyncio.Queue[Item] = asyncio.Queue()
-        for item in items:
-            if item.id not in done:
-                queue.put_nowait(item)
-        queues[backend.name] = queue
-    todo = sum(q.qsize() for q in queues.values())
-    progress.start("generate", todo)
-    start, before = time.perf_counter(), (caller.counters.calls, caller.counters.cached)
+        pending[backend.name] = [item for item in items if item.id not in done]
+    progress.start("generate", sum(len(todo) for todo in pending.values()))
+    clock = StageClock(caller.counters)
     failed = 0
 
-    async def worker(backend: ChatBackend, queue: asyncio.Queue[Item]) -> None:
-        nonlocal failed
-        while not queue.empty():
-            item = queue.get_nowait()
+    def answer_with(backend: ChatBackend) -> Callable[[Item], Awaitable[None]]:
+        async def answer(item: Item) -> None:
+            nonlocal failed
             response = await _answer(caller, backend, item, settings)
             store.put_response(response)
             failed += response.error is not None
             progress.advance(caller.counters)
 
+        return answer
+
     await asyncio.gather(
-        *(
-            worker(backend, queues[backend.name])
-            for backend in backends
-            for _ in range(backend.max_concurrency)
-        )
+        *(run_pool(pending[b.name], b.max_concurrency, answer_with(b)) for b in backends)
     )
-    return StageSummary(
-        stage="generate",
-        total=len(items) * len(backends),
-        already_done=already,
-        called=caller.counters.calls - before[0],
-        cached=caller.counters.cached - before[1],
-        errors=failed,
-        duration_s=time.perf_counter() - start,
+    return clock.summary(
+        "generate", total=len(items) * len(backends), already_done=already, errors=failed
     )

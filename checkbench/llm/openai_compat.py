@@ -12,6 +12,7 @@ from typing import Any, Literal
 import aiohttp
 
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
+from checkbench.schema import Message
 
 JsonMode = Literal["schema", "object"]
 # Statuses after which a json_schema request is retried once as json_object with the schema,
@@ -91,8 +92,10 @@ class OpenAIBackend:
         timeout_s: float = 600.0,
         json_mode: JsonMode = "schema",
         name: str | None = None,
+        context_length: int | None = None,
     ) -> None:
         self.model = model
+        self.context_length = context_length
         self.name = name or f"openai:{model}"
         self.max_concurrency = max_concurrency
         self.json_mode: JsonMode = json_mode
@@ -171,6 +174,10 @@ class OpenAIBackend:
                 f"HTTP {reply.status}: {detail}", retryable=True, retry_after=retry_after
             )
         raise LLMError(f"HTTP {reply.status}: {detail}", retryable=False)
+
+    async def count_tokens(self, messages: tuple[Message, ...]) -> int | None:
+        """OpenAI-compatible servers have no standard tokenizer endpoint."""
+        return None
 
     async def aclose(self) -> None:
         if self._session is not None:

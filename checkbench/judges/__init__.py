@@ -1,0 +1,1 @@
+"""Judges: checklist verification (text and log-prob modes), pairwise, listwise, PC^2."""

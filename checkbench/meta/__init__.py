@@ -1,0 +1,80 @@
+"""Judge meta-evaluation: how well a judge's verdicts and rankings agree with gold labels and
+preferences (IF-RewardBench metrics, agreement statistics, pairwise-to-listwise rankings)."""
+
+from checkbench.meta.agreement import (
+    Agreement,
+    VerdictAgreement,
+    agreement,
+    agreement_from_tables,
+    class_f1,
+    cohen_kappa,
+    confusion_table,
+    krippendorff_alpha,
+    mcc,
+    verdict_agreement,
+)
+from checkbench.meta.ranking import (
+    Comparison,
+    PositionReport,
+    bradley_terry,
+    elo,
+    position_consistency,
+    ranks,
+)
+from checkbench.meta.records import (
+    CATEGORY,
+    COMPOSITION,
+    Edge,
+    InstructionType,
+    MetaRecord,
+    MetaResponse,
+    RecordError,
+    count_turns,
+)
+from checkbench.meta.report import (
+    GroupMetrics,
+    InstructionScores,
+    MetaReport,
+    Unscored,
+    evaluate,
+    kendall_tau_b,
+    ranking_score,
+    score_instruction,
+)
+from checkbench.meta.stat import Stat
+
+__all__ = [
+    "CATEGORY",
+    "COMPOSITION",
+    "Agreement",
+    "Comparison",
+    "Edge",
+    "GroupMetrics",
+    "InstructionScores",
+    "InstructionType",
+    "MetaRecord",
+    "MetaReport",
+    "MetaResponse",
+    "PositionReport",
+    "RecordError",
+    "Stat",
+    "Unscored",
+    "VerdictAgreement",
+    "agreement",
+    "agreement_from_tables",
+    "bradley_terry",
+    "class_f1",
+    "cohen_kappa",
+    "confusion_table",
+    "count_turns",
+    "elo",
+    "evaluate",
+    "kendall_tau_b",
+    "krippendorff_alpha",
+    "mcc",
+    "position_consistency",
+    "ranking_score",
+    "ranks",
+    "score_instruction",
+    "verdict_agreement",
+]

@@ -32,6 +32,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS calls_ok ON calls(key) WHERE status = 'ok';
 CREATE TABLE IF NOT EXISTS responses (
     item_id TEXT NOT NULL, model TEXT NOT NULL, body TEXT NOT NULL, ok INTEGER NOT NULL,
     PRIMARY KEY (item_id, model));
+CREATE TABLE IF NOT EXISTS records (
+    kind TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, key));
 CREATE TABLE IF NOT EXISTS verdicts (
     item_id TEXT NOT NULL, model TEXT NOT NULL, judge TEXT NOT NULL, check_id TEXT NOT NULL,
     passed INTEGER, body TEXT NOT NULL,
@@ -238,6 +240,21 @@ class RunStore:
             (judge,),
         )
         return {(item_id, model) for item_id, model in rows}
+
+    # -- stage records ------------------------------------------------------------------------
+    def put_record(self, kind: str, key: str, value: Any) -> None:
+        """Store one JSON-able output of a pipeline stage (e.g. a build decision) under a key."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO records(kind, key, body) VALUES (?, ?, ?)",
+            (kind, key, json.dumps(value, ensure_ascii=False)),
+        )
+
+    def records(self, kind: str) -> dict[str, Any]:
+        """Every record of a kind, by key, in insertion order."""
+        rows = self._db.execute(
+            "SELECT key, body FROM records WHERE kind = ? ORDER BY rowid", (kind,)
+        )
+        return {key: json.loads(body) for key, body in rows}
 
     def judges(self) -> list[str]:
         rows = self._db.execute("SELECT DISTINCT judge FROM verdicts ORDER BY judge")

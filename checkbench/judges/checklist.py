@@ -3,9 +3,7 @@ log-prob mode. Unparseable or failed judgments become unscored verdicts, never p
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -14,16 +12,13 @@ from checkbench.judges import render
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult
 from checkbench.prompts import Prompt, load_prompt
 from checkbench.schema import Check, Item, Message, Response, Verdict
+from checkbench.structured import Unusable, ask_structured, extract_json
 
 JUDGE = "judge"
 REASON_CHARS = 300
 Mode = Literal["text", "logprob"]
 _YES = {"yes", "y", "true", "是", "pass"}
 _NO = {"no", "n", "false", "否", "fail"}
-_REASK = (
-    "That answer could not be used: {problem}. Reply again with only the JSON object, "
-    "covering every checklist id exactly once."
-)
 
 
 @dataclass(frozen=True)
@@ -85,14 +80,6 @@ def text_request(item: Item, content: str, settings: JudgeSettings) -> ChatReque
     )
 
 
-def _json_object(raw: str) -> Any:
-    text = re.sub(r"^```(?:json)?\s*|\s*```$", "", raw.strip())
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object found")
-    return json.loads(text[start : end + 1])
-
-
 def _as_bool(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
@@ -116,9 +103,9 @@ def parse_verdicts(
 ) -> tuple[dict[str, tuple[bool, str]], str | None]:
     """Verdicts by check id from a judge's JSON answer, and what was wrong with it, if anything."""
     try:
-        data = _json_object(raw)
-    except ValueError as exc:
-        return {}, f"not valid JSON ({exc})"
+        data = extract_json(raw)
+    except Unusable as exc:
+        return {}, str(exc)
     found: dict[str, tuple[bool, str]] = {}
     for check_id, entry in _entries(data):
         if check_id not in check_ids or check_id in found or not isinstance(entry, dict):
@@ -130,68 +117,54 @@ def parse_verdicts(
     return found, (f"missing or invalid verdicts for {', '.join(missing)}" if missing else None)
 
 
-def _unscored(
-    item: Item, response: Response, judge: str, reason: str, raw: str | None
-) -> list[Verdict]:
-    return [
-        Verdict(
-            item_id=item.id,
-            model=response.model,
-            judge=judge,
-            check_id=c.id,
-            passed=None,
+@dataclass(frozen=True)
+class _Target:
+    """Which judge is judging which response to which item: the key every verdict shares."""
+
+    item: Item
+    response: Response
+    judge: str
+
+    def verdict(self, check_id: str, passed: bool | None, reason: str, **extra: Any) -> Verdict:
+        return Verdict(
+            item_id=self.item.id,
+            model=self.response.model,
+            judge=self.judge,
+            check_id=check_id,
+            passed=passed,
             reason=reason,
-            raw=raw,
+            **extra,
         )
-        for c in item.checklist
-    ]
+
+    def unscored(self, reason: str, raw: str | None = None) -> list[Verdict]:
+        return [self.verdict(c.id, None, reason, raw=raw) for c in self.item.checklist]
 
 
 async def judge_text(
     caller: Caller, backend: ChatBackend, item: Item, response: Response, settings: JudgeSettings
 ) -> list[Verdict]:
-    """One call judges the whole checklist; a malformed answer is re-asked `reasks` times."""
-    judge = judge_name(backend, settings)
-    request = text_request(item, response.content or "", settings)
+    """One call judges the whole checklist; a malformed answer is re-asked `reasks` times, and
+    checks still without a usable verdict after that are stored unscored with the raw answer."""
     ids = [c.id for c in item.checklist]
-    found: dict[str, tuple[bool, str]] = {}
-    raw = ""
-    for _attempt in range(settings.reasks + 1):
-        outcome = await caller.call(backend, request, role=JUDGE)
-        if outcome.result is None:
-            return _unscored(item, response, judge, f"judge call failed: {outcome.error}", None)
-        raw = outcome.result.content
+
+    def strict(raw: str) -> dict[str, tuple[bool, str]]:
         found, problem = parse_verdicts(raw, ids)
-        if problem is None:
-            break
-        request = request.model_copy(
-            update={
-                "messages": request.messages
-                + (
-                    Message(role="assistant", content=raw),
-                    Message(role="user", content=_REASK.format(problem=problem)),
-                )
-            }
-        )
+        if problem is not None:
+            raise Unusable(problem)
+        return found
+
+    request = text_request(item, response.content or "", settings)
+    answer = await ask_structured(
+        caller, backend, request, strict, role=JUDGE, reasks=settings.reasks
+    )
+    found = answer.value
+    if found is None:
+        found = parse_verdicts(answer.raw, ids)[0] if answer.raw is not None else {}
+    target = _Target(item, response, judge_name(backend, settings))
     return [
-        Verdict(
-            item_id=item.id,
-            model=response.model,
-            judge=judge,
-            check_id=c.id,
-            passed=found[c.id][0],
-            reason=found[c.id][1],
-        )
+        target.verdict(c.id, *found[c.id])
         if c.id in found
-        else Verdict(
-            item_id=item.id,
-            model=response.model,
-            judge=judge,
-            check_id=c.id,
-            passed=None,
-            reason="no usable verdict in the judge's answer",
-            raw=raw,
-        )
+        else target.verdict(c.id, None, f"unscored: {answer.problem}", raw=answer.raw)
         for c in item.checklist
     ]
 
@@ -232,38 +205,20 @@ async def judge_logprob(
     caller: Caller, backend: ChatBackend, item: Item, response: Response, settings: JudgeSettings
 ) -> list[Verdict]:
     """One single-token call per check; passed = P(yes) >= 0.5."""
-    judge = judge_name(backend, settings)
+    target = _Target(item, response, judge_name(backend, settings))
     verdicts = []
     for check in item.checklist:
         request = logprob_request(item, response.content or "", check, settings)
         outcome = await caller.call(backend, request, role=JUDGE)
         prob = p_yes(outcome.result) if outcome.result is not None else None
-        if prob is None:
-            reason = outcome.error or "neither yes nor no among the top tokens"
-            raw = outcome.result.model_dump_json() if outcome.result is not None else None
-            verdicts.append(
-                Verdict(
-                    item_id=item.id,
-                    model=response.model,
-                    judge=judge,
-                    check_id=check.id,
-                    passed=None,
-                    reason=reason,
-                    raw=raw,
-                )
-            )
-            continue
-        verdicts.append(
-            Verdict(
-                item_id=item.id,
-                model=response.model,
-                judge=judge,
-                check_id=check.id,
-                passed=prob >= 0.5,
-                p_yes=prob,
-                reason=f"P(yes) = {prob:.3f}",
-            )
-        )
+        if prob is not None:
+            verdict = target.verdict(check.id, prob >= 0.5, f"P(yes) = {prob:.3f}", p_yes=prob)
+        elif outcome.result is None:
+            verdict = target.verdict(check.id, None, f"unscored: {outcome.error}")
+        else:
+            raw = outcome.result.model_dump_json()
+            verdict = target.verdict(check.id, None, "unscored: no yes/no token", raw=raw)
+        verdicts.append(verdict)
     return verdicts
 
 
@@ -272,8 +227,8 @@ async def judge_response(
 ) -> list[Verdict]:
     """Verdicts for every check of one response; a failed response is unscored, not judged."""
     if response.error is not None or response.content is None:
-        reason = f"the candidate produced no response: {response.error}"
-        return _unscored(item, response, judge_name(backend, settings), reason, None)
+        target = _Target(item, response, judge_name(backend, settings))
+        return target.unscored(f"unscored: the candidate produced no response ({response.error})")
     if settings.mode == "logprob":
         return await judge_logprob(caller, backend, item, response, settings)
     return await judge_text(caller, backend, item, response, settings)

@@ -29,8 +29,12 @@ def iter_json_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.exists():
         raise InputError("file not found", path=path)
     seen = False
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError("not valid UTF-8", path=path, line=number) from None
             if not line.strip():
                 continue
             try:

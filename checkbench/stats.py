@@ -31,10 +31,18 @@ def _interval(draws: np.ndarray, level: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
+_CHUNK_CELLS = 1 << 22  # resample indices drawn per chunk: bounds memory for large n
+
+
 def _group_mean_draws(values: np.ndarray, b: int, rng: np.random.Generator) -> np.ndarray:
-    """B bootstrap means of one group, resampling its values with replacement."""
-    idx = rng.integers(0, len(values), size=(b, len(values)))
-    return values[idx].mean(axis=1)
+    """B bootstrap means of one group, resampling its values with replacement, in chunks."""
+    n = len(values)
+    rows = max(1, _CHUNK_CELLS // n)
+    draws = [
+        values[rng.integers(0, n, size=(min(rows, b - start), n))].mean(axis=1)
+        for start in range(0, b, rows)
+    ]
+    return np.concatenate(draws)
 
 
 def mean_ci(

@@ -24,6 +24,22 @@ class ChatRequest(BaseModel):
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
     stop: tuple[str, ...] = ()
 
+    def sampling_params(self) -> dict[str, Any]:
+        """The OpenAI-style parameters every backend sends (JSON output is backend-specific)."""
+        params: dict[str, Any] = {
+            "messages": [m.model_dump() for m in self.messages],
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        if self.seed is not None:
+            params["seed"] = self.seed
+        if self.stop:
+            params["stop"] = list(self.stop)
+        if self.top_logprobs is not None:
+            params["logprobs"] = True
+            params["top_logprobs"] = self.top_logprobs
+        return params
+
     def cache_key(self, model: str) -> str:
         """Stable hash of the model identity, parameters and messages."""
         payload = {"model": model, **self.model_dump(mode="json")}

@@ -95,20 +95,9 @@ class LlamaCppBackend:
         return _load(self.path, False, self._n_ctx)
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "messages": [m.model_dump() for m in request.messages],
-            "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
-        }
-        if request.seed is not None:
-            kwargs["seed"] = request.seed
-        if request.stop:
-            kwargs["stop"] = list(request.stop)
+        kwargs = request.sampling_params()
         if request.json_schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
-        if request.top_logprobs is not None:
-            kwargs["logprobs"] = True
-            kwargs["top_logprobs"] = request.top_logprobs
         return kwargs
 
     def _complete(self, request: ChatRequest) -> ChatResult:

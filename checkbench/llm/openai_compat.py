@@ -118,21 +118,9 @@ class OpenAIBackend:
         return self._session
 
     def _payload(self, request: ChatRequest, json_mode: JsonMode) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "model": self.model,
-            "messages": [m.model_dump() for m in request.messages],
-            "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
-        }
-        if request.seed is not None:
-            payload["seed"] = request.seed
-        if request.stop:
-            payload["stop"] = list(request.stop)
+        payload = {"model": self.model, **request.sampling_params()}
         if request.json_schema is not None:
             payload["response_format"] = _response_format(request.json_schema, json_mode)
-        if request.top_logprobs is not None:
-            payload["logprobs"] = True
-            payload["top_logprobs"] = request.top_logprobs
         return payload
 
     async def _post(self, payload: dict[str, Any]) -> _Reply:

@@ -18,11 +18,14 @@ Averages are over instructions within each instruction_type; Overall is the mean
 instruction-type averages, with a bootstrap that resamples instructions within each type.
 Breakdowns by turn count and constraint count average instructions in each bin; breakdowns by
 constraint category and composition type pool every label of the constraints in that class.
+
+A judge that gave no labels at all (one that only ranks, e.g. a pairwise judge) has no
+verification metrics: its F1 statistics are undefined (n = 0), its label breakdowns empty and
+its `agreement` None. A pairwise judge's own report rides along in `pairwise`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -31,21 +34,23 @@ import numpy as np
 from pydantic import BaseModel
 
 from checkbench.meta.agreement import Agreement, agreement_from_tables, class_f1, confusion_table
+from checkbench.meta.edges import (
+    RANKING_METRICS,
+    NoEdges,
+    Scored,
+    by_scores,
+    grouped,
+    mean_stats,
+    score_edges,
+)
+from checkbench.meta.pairwise import PairwiseReport
 from checkbench.meta.records import CATEGORY, COMPOSITION, MetaRecord, MetaResponse, count_turns
 from checkbench.meta.stat import Stat
-from checkbench.stats import DEFAULT_B, DEFAULT_SEED, macro_mean_ci
+from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 
 Ranking = Literal["labels", "score"]
-NoEdges = Literal["exclude", "zero"]
-_METRICS = ("positive_f1", "negative_f1", "accuracy", "kendall_tau_b")
-
-
-def kendall_tau_b(concordant: int, discordant: int, ties: int) -> float:
-    """Kendall tau_b over gold-strict pairs with `ties` predicted ties; 0 when C + D = 0."""
-    decided = concordant + discordant
-    if decided == 0:
-        return 0.0
-    return (concordant - discordant) / float(np.sqrt(decided * (decided + ties)))
+_F1 = ("positive_f1", "negative_f1")
+_UNDEFINED = Stat(value=None, low=None, high=None, n=0)
 
 
 def ranking_score(response: MetaResponse, ranking: Ranking) -> float | None:
@@ -86,19 +91,6 @@ def _check_tables(record: MetaRecord) -> tuple[np.ndarray, ...]:
     )
 
 
-def _edge_outcomes(record: MetaRecord, scores: dict[str, float | None]) -> Counter[str]:
-    """Counts of concordant "C", discordant "D" and tied "T" edges (unique ones), and of
-    "unscored" edges: those with an endpoint without a score, which are also ties."""
-    outcomes: Counter[str] = Counter()
-    for chosen, rejected in dict.fromkeys((e.chosen, e.rejected) for e in record.preference_graph):
-        better, worse = scores[chosen], scores[rejected]
-        if better is None or worse is None:
-            outcomes.update(["T", "unscored"])
-        else:
-            outcomes["C" if better > worse else "D" if better < worse else "T"] += 1
-    return outcomes
-
-
 def score_instruction(
     record: MetaRecord, *, ranking: Ranking = "labels", no_edges: NoEdges = "exclude"
 ) -> InstructionScores:
@@ -106,20 +98,16 @@ def score_instruction(
     tables = _check_tables(record)
     table = np.sum(tables, axis=0)
     scores = {r.response_id: ranking_score(r, ranking) for r in record.responses}
-    counts = _edge_outcomes(record, scores)
-    edges = counts["C"] + counts["D"] + counts["T"]
-    accuracy, tau = (None, None) if no_edges == "exclude" else (0.0, 0.0)
-    if edges:
-        accuracy, tau = counts["C"] / edges, kendall_tau_b(counts["C"], counts["D"], counts["T"])
+    edges = score_edges(record, by_scores(scores), no_edges)
     return InstructionScores(
         check_tables=tables,
         positive_f1=float(class_f1(table, 1)),
         negative_f1=float(class_f1(table, 0)),
-        accuracy=accuracy,
-        kendall_tau_b=tau,
+        accuracy=edges.accuracy,
+        kendall_tau_b=edges.kendall_tau_b,
         unranked_responses=sum(s is None for s in scores.values()),
-        edges=edges,
-        unscored_edges=counts["unscored"],
+        edges=edges.edges,
+        unscored_edges=edges.unscored_edges,
     )
 
 
@@ -138,6 +126,7 @@ class Unscored(BaseModel):
 
     labels: int
     total_labels: int
+    """Both 0 for a judge that gave no labels."""
     responses: int
     """Responses without a ranking score."""
     total_responses: int
@@ -168,8 +157,9 @@ class MetaReport(BaseModel):
     by_constraints: dict[str, GroupMetrics]
     by_category: dict[str, Agreement]
     by_composition: dict[str, Agreement]
-    agreement: Agreement
+    agreement: Agreement | None
     unscored: Unscored
+    pairwise: PairwiseReport | None = None
 
 
 def turns_bin(turns: int) -> str:
@@ -184,29 +174,15 @@ def constraints_bin(count: int) -> str:
     return str(count) if count < 7 else ">=7"
 
 
-Scored = list[tuple[MetaRecord, InstructionScores]]
-
-
-def _grouped(scored: Scored, key: Callable[[MetaRecord], Hashable]) -> dict[Hashable, Scored]:
-    """Instructions grouped by key, groups in key order."""
-    groups: dict[Hashable, Scored] = {}
-    for pair in sorted(scored, key=lambda pair: key(pair[0])):
-        groups.setdefault(key(pair[0]), []).append(pair)
-    return groups
-
-
-def _aggregate(groups: Sequence[Scored], b: int, seed: int, level: float) -> GroupMetrics:
-    """Mean of group means of each metric (one group: its plain mean), with intervals."""
-
-    def stat(metric: str) -> Stat:
-        values = [
-            [v for _, s in group if (v := getattr(s, metric)) is not None] for group in groups
-        ]
-        return Stat.from_estimate(macro_mean_ci(values, b=b, seed=seed, level=level))
-
-    return GroupMetrics(
-        instructions=sum(len(group) for group in groups), **{m: stat(m) for m in _METRICS}
-    )
+def _aggregate(
+    groups: Sequence[Scored], verified: bool, b: int, seed: int, level: float
+) -> GroupMetrics:
+    """Mean of group means of each metric (one group: its plain mean), with intervals; the F1
+    statistics are undefined when the judge gave no labels."""
+    metrics = (*_F1, *RANKING_METRICS) if verified else RANKING_METRICS
+    stats = mean_stats(groups, metrics, b=b, seed=seed, level=level)
+    stats = dict.fromkeys(_F1, _UNDEFINED) | stats
+    return GroupMetrics(instructions=sum(len(group) for group in groups), **stats)
 
 
 def _pooled(scored: Scored, prefix: str, b: int, seed: int, level: float) -> dict[str, Agreement]:
@@ -228,8 +204,8 @@ def _pooled(scored: Scored, prefix: str, b: int, seed: int, level: float) -> dic
     }
 
 
-def _unscored(scored: Scored) -> Unscored:
-    tables = [s.table for _, s in scored]
+def _unscored(scored: Scored, verified: bool) -> Unscored:
+    tables = [s.table for _, s in scored] if verified else []
     return Unscored(
         labels=int(sum(t[:, 2].sum() for t in tables)),
         total_labels=int(sum(t.sum() for t in tables)),
@@ -252,22 +228,27 @@ def evaluate(
 ) -> MetaReport:
     """Meta-evaluate the judge whose predictions the records carry against their gold labels."""
     scored = [(r, score_instruction(r, ranking=ranking, no_edges=no_edges)) for r in records]
+    verified = any(resp.pred_labels is not None for r in records for resp in r.responses)
     options = {"b": b, "seed": seed, "level": level}
 
     def each(groups: dict[Hashable, Scored], label: Callable[[int], str] = str) -> dict:
-        return {label(k): _aggregate([group], **options) for k, group in groups.items()}
+        return {label(k): _aggregate([group], verified, **options) for k, group in groups.items()}
 
-    by_type = _grouped(scored, lambda r: r.instruction_type)
-    turns = _grouped(scored, lambda r: min(count_turns(r.item.messages), 5))
-    constraints = _grouped(scored, lambda r: min(max(len(r.item.checklist), 3), 7))
+    def pooled(prefix: str) -> dict[str, Agreement]:
+        return _pooled(scored, prefix, **options) if verified else {}
+
+    by_type = grouped(scored, lambda r: r.instruction_type)
+    turns = grouped(scored, lambda r: min(count_turns(r.item.messages), 5))
+    constraints = grouped(scored, lambda r: min(max(len(r.item.checklist), 3), 7))
+    tables = np.array([s.table for _, s in scored])
     return MetaReport(
         settings=Settings(ranking=ranking, no_edges=no_edges, **options),
-        overall=_aggregate(list(by_type.values()), **options),
+        overall=_aggregate(list(by_type.values()), verified, **options),
         by_instruction_type=each(by_type),
         by_turns=each(turns, turns_bin),
         by_constraints=each(constraints, constraints_bin),
-        by_category=_pooled(scored, CATEGORY, **options),
-        by_composition=_pooled(scored, COMPOSITION, **options),
-        agreement=agreement_from_tables(np.array([s.table for _, s in scored]), **options),
-        unscored=_unscored(scored),
+        by_category=pooled(CATEGORY),
+        by_composition=pooled(COMPOSITION),
+        agreement=agreement_from_tables(tables, **options) if verified else None,
+        unscored=_unscored(scored, verified),
     )

@@ -34,9 +34,9 @@ from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
-from scipy.stats import rankdata
 
 from checkbench.errors import InputError
+from checkbench.meta.ranking import ranks as average_ranks
 from checkbench.schema import Item
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED, mean_ci
 from checkbench.taxonomy.tree import (
@@ -211,13 +211,12 @@ def _node_stats(
     }
     if any(cell.n < settings.min_n for cell in cells.values()):
         return NodeStats(path=path, items=len(ids), status=TOO_FEW, cells=cells)
-    means = [cell.mean for cell in cells.values() if cell.mean is not None]
-    ranks = rankdata(-np.round(means, 12), method="average")
+    means = {model: round(cell.mean, 12) for model, cell in cells.items() if cell.mean is not None}
+    ranks = average_ranks(means)
     ranked = {
-        model: cell.model_copy(update={"rank": float(rank)})
-        for (model, cell), rank in zip(cells.items(), ranks, strict=True)
+        model: cell.model_copy(update={"rank": ranks[model]}) for model, cell in cells.items()
     }
-    spread = max(means) - min(means)
+    spread = max(means.values()) - min(means.values())
     return NodeStats(path=path, items=len(ids), status="ranked", spread=spread, cells=ranked)
 
 

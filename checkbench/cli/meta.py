@@ -1,0 +1,150 @@
+"""`checkbench meta` (IF-RewardBench judge meta-evaluation) and `checkbench agreement` (judge
+verdicts against human ones)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from checkbench import api
+from checkbench.cli import app
+from checkbench.cli.meta_render import (
+    print_human_agreement,
+    print_judge_leaderboard,
+    print_meta_report,
+)
+from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, JsonMode, model_options
+from checkbench.cli.render import console, print_stage, print_usage
+from checkbench.judges.checklist import JudgeSettings
+from checkbench.meta.run import MetaSettings
+from checkbench.progress import RichProgress
+from checkbench.store import RunStore
+
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+TITLE = "Judge meta-evaluation (IF-RewardBench metrics, 95% bootstrap intervals)"
+
+
+def _choice(value: str, choices: tuple[str, ...], flag: str) -> Any:
+    """The value, checked against the choices (typed by the setting it feeds)."""
+    if value not in choices:
+        raise typer.BadParameter(f"must be one of {', '.join(choices)}", param_hint=flag)
+    return value
+
+
+@app.command()
+def meta(
+    file: Annotated[Path, typer.Argument(help="IF-RewardBench file (JSON list or JSONL).")],
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge",
+            "-j",
+            help="Judge model to run (local, local:/x.gguf, openai:NAME); repeat for a judge "
+            "leaderboard. Without it, the predictions in FILE are evaluated.",
+        ),
+    ] = None,
+    mode: Annotated[
+        str, typer.Option(help="Verification judge: text (JSON verdicts) or logprob (P(yes)).")
+    ] = "text",
+    paradigm: Annotated[
+        str, typer.Option(help="verification (yes/no per constraint), pairwise, or both.")
+    ] = "verification",
+    method: Annotated[
+        str, typer.Option(help="Listwise ranking from pairwise judgments: bradley-terry or elo.")
+    ] = "bradley-terry",
+    pairs: Annotated[
+        str, typer.Option(help="Pairs to judge: all pairs of responses, or edges of the graph.")
+    ] = "all",
+    ranking: Annotated[
+        str,
+        typer.Option(
+            help="Without --judge: rank responses by pred_score ('score'), by the mean of "
+            "pred_labels ('labels'), or 'auto' (score when FILE has any)."
+        ),
+    ] = "auto",
+    no_edges: Annotated[
+        str,
+        typer.Option(
+            help="Instructions without preference edges: 'exclude' from accuracy and tau_b, or "
+            "score them 'zero' (the released code)."
+        ),
+    ] = "exclude",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Run directory (default: beside FILE, data.json -> data.meta/)."
+        ),
+    ] = None,
+    as_json: AsJson = False,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    concurrency: Concurrency = 8,
+    json_mode: JsonMode = "schema",
+) -> None:
+    """Meta-evaluate judges on IF-RewardBench data: Positive/Negative F1 of their verdicts,
+    accuracy and Kendall tau_b of their rankings over the preference edges, by instruction type,
+    and pairwise judging in both orders with its position bias."""
+    no_edges = _choice(no_edges, ("exclude", "zero"), "--no-edges")
+    if not judge:
+        chosen = _choice(ranking, ("auto", "labels", "score"), "--ranking")
+        report = api.meta_report(
+            file, ranking=None if chosen == "auto" else chosen, no_edges=no_edges
+        )
+        if as_json:
+            print(report.model_dump_json(indent=2))
+        else:
+            print_meta_report(report, f"{TITLE}: predictions in {file.name}")
+        return
+    settings = MetaSettings(
+        paradigm=_choice(paradigm, ("verification", "pairwise", "both"), "--paradigm"),
+        judge=JudgeSettings(mode=_choice(mode, ("text", "logprob"), "--mode")),
+        method=_choice(method, ("bradley-terry", "elo"), "--method").replace("-", "_"),
+        pairs=_choice(pairs, ("all", "edges"), "--pairs"),
+        no_edges=no_edges,
+    )
+    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    with RichProgress() as progress:
+        run = api.meta_run(
+            file, judge, settings=settings, run_dir=out, options=options, progress=progress
+        )
+    if as_json:
+        if len(run.results) == 1:
+            print(run.results[0].report.model_dump_json(indent=2))
+        else:
+            print(json.dumps([r.model_dump(mode="json") for r in run.results], indent=2))
+        return
+    for summary in run.stages:
+        print_stage(summary)
+    with RunStore.existing(run.run_dir) as store:
+        print_usage(store)
+    if len(run.results) == 1:
+        [result] = run.results
+        print_meta_report(result.report, f"{TITLE}: judge {result.judge}")
+    else:
+        print_judge_leaderboard(run.results)
+    console.print(f"Run stored in [bold]{run.run_dir}[/]; rerun the command to resume.")
+
+
+@app.command()
+def agreement(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory with judge verdicts.")],
+    human: Annotated[
+        Path,
+        typer.Option(help="JSONL of human verdicts: item_id, model, check_id, passed."),
+    ],
+    judge: Annotated[
+        list[str] | None,
+        typer.Option("--judge", help="Judge whose verdicts to compare; repeat (default: all)."),
+    ] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Per-check agreement of judges with human verdicts on a sample (FB-Bench's consistency
+    rate), Cohen's kappa, and per-class F1."""
+    results = api.judge_agreement(run_dir, human, judges=judge or ())
+    if as_json:
+        print(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
+    else:
+        print_human_agreement(results)

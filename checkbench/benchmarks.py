@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from checkbench.errors import InputError
-from checkbench.jsonl import read_models
+from checkbench.jsonl import iter_json_records, read_models
 from checkbench.schema import Item
 
 Loader = Callable[[Path], list[Item]]
@@ -28,26 +27,7 @@ LOADERS: dict[str, Loader] = {"native": _native, "fb-bench": _fbbench}
 
 def _first_record(path: Path) -> dict:
     """The first JSON object of a JSONL file or of a JSON list, for format sniffing."""
-    with path.open(encoding="utf-8") as handle:
-        head = handle.read(1 << 16).lstrip()
-    if not head:
-        raise InputError("file is empty", path=path)
-    if head.startswith("["):
-        try:
-            records = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
-        if not records or not isinstance(records[0], dict):
-            raise InputError("expected a list of JSON objects", path=path)
-        return records[0]
-    first_line = head.splitlines()[0]
-    try:
-        record = json.loads(first_line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=1) from None
-    if not isinstance(record, dict):
-        raise InputError("each line must be a JSON object", path=path, line=1)
-    return record
+    return next(iter(iter_json_records(path)))[1]
 
 
 def detect_format(path: Path) -> str:

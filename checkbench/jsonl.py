@@ -49,6 +49,43 @@ def iter_json_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError("file is empty", path=path)
 
 
+def _opens_json_list(path: Path) -> bool:
+    """Whether the file's first non-blank character is "[" (a JSON list, not JSON Lines)."""
+    with path.open("rb") as handle:
+        for raw in handle:
+            if raw.strip():
+                return raw.lstrip().startswith(b"[")
+    return False
+
+
+def _iter_json_list(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError("not valid UTF-8", path=path) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    if not isinstance(data, list) or not data:
+        raise InputError("expected a non-empty JSON list of records", path=path)
+    for number, record in enumerate(data, start=1):
+        if not isinstance(record, dict):
+            raise InputError("each record must be a JSON object", path=path, line=number)
+        yield number, record
+
+
+def iter_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(location, object) from a JSON list file or a JSON Lines file, told apart by content.
+
+    The location is the line number for JSON Lines and the record number for a JSON list.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    if _opens_json_list(path):
+        return _iter_json_list(path)
+    return iter_json_lines(path)
+
+
 def validate(model: type[M], record: dict[str, Any], *, path: str | Path, line: int | None) -> M:
     """Validate one record, turning a pydantic error into a located InputError."""
     try:

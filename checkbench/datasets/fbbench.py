@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from checkbench.errors import InputError
-from checkbench.jsonl import iter_json_lines, validate
+from checkbench.jsonl import iter_json_records, validate
 from checkbench.schema import Check, Item, Response, Verdict
 
 SCENARIOS: dict[str, str] = {"Error Correction": "EC", "Response Maintenance": "RM"}
@@ -65,38 +65,9 @@ class _Where:
 # ---------------------------------------------------------------- reading records
 
 
-def _is_json_list(path: Path) -> bool:
-    """Whether the file's first non-blank character opens a JSON list."""
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip():
-                    return line.lstrip().startswith("[")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path=path) from None
-    return False
-
-
-def _json_list_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(record number, record) for a JSON list file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
-    if not data:
-        raise InputError("file is empty", path=path)
-    for number, record in enumerate(data, start=1):
-        if not isinstance(record, dict):
-            raise InputError("each record must be a JSON object", path=path, line=number)
-        yield number, record
-
-
 def _records(path: Path) -> Iterator[tuple[_Where, dict[str, Any]]]:
     """The records of a JSON list or JSONL file, each with its location."""
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    numbered = _json_list_records(path) if _is_json_list(path) else iter_json_lines(path)
-    for line, record in numbered:
+    for line, record in iter_json_records(path):
         yield _Where(path, line), record
 
 

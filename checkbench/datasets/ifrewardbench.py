@@ -13,15 +13,13 @@ for JSONL) and the field, e.g. "responses.1.labels".
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from checkbench.errors import InputError
-from checkbench.jsonl import field_path, iter_json_lines, validate
+from checkbench.jsonl import field_path, iter_json_records, validate
 from checkbench.meta.records import (
     CATEGORY,
     COMPOSITION,
@@ -146,38 +144,12 @@ def parse_record(record: dict[str, Any], *, path: str | Path, line: int) -> Meta
         raise InputError(message, path=path, line=line, field=field) from None
 
 
-def _json_list(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(record number, record) of a JSON list file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
-    if not isinstance(data, list) or not data:
-        raise InputError("expected a non-empty JSON list of records", path=path)
-    for number, record in enumerate(data, start=1):
-        if not isinstance(record, dict):
-            raise InputError("each record must be a JSON object", path=path, line=number)
-        yield number, record
-
-
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Records of a JSON list (first non-blank character "[") or of a JSONL file."""
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    try:
-        with path.open(encoding="utf-8") as handle:
-            first = next((line.lstrip() for line in handle if line.strip()), "")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", path=path) from None
-    return _json_list(path) if first.startswith("[") else iter_json_lines(path)
-
-
 def load_ifrewardbench(path: str | Path) -> list[MetaRecord]:
     """Load and check every record; the first bad record stops the load."""
     path = Path(path)
     first_line: dict[str, int] = {}
     records = []
-    for line, data in _records(path):
+    for line, data in iter_json_records(path):
         record = parse_record(data, path=path, line=line)
         if record.item.id in first_line:
             raise InputError(

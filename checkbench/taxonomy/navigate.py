@@ -20,6 +20,9 @@ counts once per node. Definitions, all per node (the root "" is the whole item s
   ranked children (needs 2+). Per model, the parents in the top `unstable_fraction` (20%) are
   unstable: the ceil(fraction * parents) largest values, ties at the cut included, zero never.
 - Spread of a ranked node: best model mean minus worst; `Navigation.most_divergent` sorts by it.
+
+`navigate_items` runs navigation over a run's items on the pruned taxonomy, moving each tag to
+the node that now stands for it; `nodes_view`, `profile_view` and `divergent_view` render it.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from checkbench.errors import InputError
 from checkbench.meta.ranking import ranks as average_ranks
 from checkbench.schema import Item
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED, mean_ci
+from checkbench.taxonomy.prune import prune
 from checkbench.taxonomy.tree import (
     SEP,
     Taxonomy,
@@ -378,3 +382,67 @@ def profile_view(nav: Navigation, model: str) -> Group:
             style="dim",
         ),
     )
+
+
+def navigate_items(
+    items: Iterable[Item],
+    scores: Scores,
+    taxonomy: Taxonomy,
+    *,
+    settings: NavigationSettings | None = None,
+    pruned: bool = True,
+) -> Navigation:
+    """Navigation of a run's items, whose tags are paths of `taxonomy`. With `pruned` it runs
+    on the pruned taxonomy and every tag moves to the node that now stands for it (pruning an
+    already pruned taxonomy changes nothing)."""
+    tags = taxonomy_tags(items)
+    if pruned:
+        result = prune(taxonomy)
+        moved: dict[str, list[str]] = {}
+        for item_id, paths in tags.items():
+            try:
+                moved[item_id] = result.remap(paths)
+            except TaxonomyError as exc:
+                raise InputError(f"item '{item_id}': {exc}", field="tags.taxonomy") from None
+        tags, taxonomy = moved, result.taxonomy
+    return navigate(scores, tags, taxonomy=taxonomy, settings=settings)
+
+
+def _depth(path: str) -> int:
+    return path.count(SEP)
+
+
+def nodes_view(nav: Navigation) -> Table:
+    """Every node (indented by depth) with each model's score, interval and rank there."""
+    table = Table(title="Scores per taxonomy node (mean [95% CI] #rank)", title_justify="left")
+    table.add_column("node")
+    table.add_column("items", justify="right")
+    for model in nav.models:
+        table.add_column(escape(model), overflow="fold")
+    for node in [nav.overall, *nav.nodes]:
+        name = "(overall)" if not node.path else "  " * _depth(node.path) + node.path.split(SEP)[-1]
+        cells = [
+            _score(cell) + (f" #{cell.rank:g}" if cell.rank is not None else f" [dim]{TOO_FEW}[/]")
+            for cell in node.cells.values()
+        ]
+        table.add_row(escape(name), str(node.items), *cells)
+    return table
+
+
+def divergent_view(nav: Navigation, k: int = 10) -> RenderableType:
+    """The k ranked nodes where best and worst model differ most."""
+    nodes = nav.most_divergent(k)
+    if not nodes:
+        return Text("Most divergent nodes: none ranked", style="dim")
+    table = Table(title="Most divergent nodes (best minus worst mean)", title_justify="left")
+    for column in ("node", "spread", "best", "worst"):
+        table.add_column(column)
+    for node in nodes:
+        ranked = sorted(node.cells.items(), key=lambda pair: pair[1].rank or 0.0)
+        table.add_row(
+            escape(node.path),
+            f"{node.spread:.3f}",
+            escape(ranked[0][0]),
+            escape(ranked[-1][0]),
+        )
+    return table

@@ -1,0 +1,359 @@
+"""`checkbench taxonomy ...`: SCAN capability taxonomies, tagging, RealMix, PC^2, navigation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from checkbench import api
+from checkbench.cli import app
+from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, JsonMode, model_options
+from checkbench.cli.render import console, print_stage, print_usage
+from checkbench.judges.pc2 import PC2Report, PC2Settings
+from checkbench.progress import RichProgress
+from checkbench.scoring import GroupScore
+from checkbench.stage import StageSummary
+from checkbench.store import RunStore
+from checkbench.taxonomy.builder import BuildSettings
+from checkbench.taxonomy.navigate import (
+    NavigationSettings,
+    divergent_view,
+    nodes_view,
+    profile_view,
+)
+from checkbench.taxonomy.prune import prune
+from checkbench.taxonomy.realmix import MixSettings
+from checkbench.taxonomy.tagging import TagSettings
+from checkbench.taxonomy.tree import diff, load_taxonomy, tree_view
+
+taxonomy_app = typer.Typer(
+    help="Capability taxonomies (SCAN): build, tag, synthesize, judge with PC^2, navigate.",
+    no_args_is_help=True,
+)
+app.add_typer(taxonomy_app, name="taxonomy")
+
+TaxonomyFile = Annotated[Path, typer.Argument(help="Taxonomy JSON file.")]
+TaxonomyOption = Annotated[Path, typer.Option("--taxonomy", "-t", help="Taxonomy JSON file.")]
+RunDir = Annotated[Path, typer.Option("--out", "-o", help="Run directory (resumable).")]
+BenchOut = Annotated[Path, typer.Option("--bench-out", help="Where to write the items (JSONL).")]
+Model = Annotated[
+    str, typer.Option("--model", "-m", help="Model: local, local:/x.gguf or openai:NAME.")
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+ReasonChars = Annotated[
+    int, typer.Option(min=0, help="Length cap of the model's reasons (shorter is cheaper).")
+]
+
+
+def _finish(out: Path, summary: StageSummary) -> None:
+    print_stage(summary)
+    with RunStore.existing(out) as store:
+        print_usage(store)
+
+
+@taxonomy_app.command()
+def show(
+    taxonomy: TaxonomyFile,
+    descriptions: Annotated[bool, typer.Option(help="Show node descriptions.")] = True,
+    as_json: AsJson = False,
+) -> None:
+    """Print a taxonomy as a tree, with its size."""
+    tree = load_taxonomy(taxonomy)
+    if as_json:
+        print(tree.model_dump_json(indent=2))
+        return
+    console.print(tree_view(tree, descriptions=descriptions))
+    console.print(
+        f"{len(tree.paths())} nodes, {len(tree.leaves())} leaves, depth {tree.depth()}",
+        highlight=False,
+    )
+
+
+@taxonomy_app.command("diff")
+def diff_command(old: TaxonomyFile, new: TaxonomyFile, as_json: AsJson = False) -> None:
+    """What changed from OLD to NEW: added, removed and moved nodes, new descriptions."""
+    change = diff(load_taxonomy(old), load_taxonomy(new))
+    if as_json:
+        print(change.model_dump_json(indent=2))
+        return
+    if change.is_empty():
+        console.print("no differences")
+        return
+    lines = [f"[green]+ {escape(path)}[/]" for path in change.added]
+    lines += [f"[red]- {escape(path)}[/]" for path in change.removed]
+    lines += [f"[yellow]~ {escape(m.old)} -> {escape(m.new)}[/]" for m in change.moved]
+    lines += [f"[blue]* {escape(d.path)}[/]: description changed" for d in change.described]
+    for line in lines:
+        console.print(line, highlight=False)
+
+
+@taxonomy_app.command()
+def validate(taxonomy: TaxonomyFile) -> None:
+    """Check a taxonomy file: one error line and exit code 2 when it is invalid."""
+    tree = load_taxonomy(taxonomy)
+    pruned = prune(tree).taxonomy == tree
+    console.print(
+        f"ok: {len(tree.paths())} nodes, {len(tree.leaves())} leaves, depth {tree.depth()}, "
+        + ("already pruned" if pruned else "pruning would change it"),
+        highlight=False,
+    )
+
+
+@taxonomy_app.command()
+def build(
+    queries: Annotated[Path, typer.Argument(help="Queries: a JSONL file of items.")],
+    out: RunDir,
+    taxonomy_out: Annotated[
+        Path, typer.Option("--taxonomy-out", help="Where to write the pruned taxonomy.")
+    ],
+    model: Model = "local",
+    seed_taxonomy: Annotated[
+        Path | None,
+        typer.Option(help="Taxonomy to grow (default: the seven SCAN domains)."),
+    ] = None,
+    max_tags: Annotated[int, typer.Option(min=1, help="Capabilities per query.")] = 3,
+    reason_chars: ReasonChars = 200,
+    refine: Annotated[bool, typer.Option(help="Run the refinement pass.")] = True,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    concurrency: Concurrency = 8,
+    json_mode: JsonMode = "schema",
+) -> None:
+    """Grow a capability taxonomy from real queries (TaxBuilder); rerunning resumes."""
+    settings = BuildSettings(max_tags=max_tags, reason_chars=reason_chars, refine=refine)
+    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    with RichProgress() as progress:
+        result = api.taxonomy_build(
+            queries,
+            out,
+            taxonomy_out,
+            model=model,
+            seed=seed_taxonomy,
+            settings=settings,
+            options=options,
+            progress=progress,
+        )
+    report = result.report
+    console.print(
+        f"{report.queries} queries, {report.tags} capabilities "
+        f"([red]{report.extraction_failed} extractions failed[/]); insert {report.insert}; "
+        f"refine {report.refine}; {report.nodes_before_pruning} nodes before pruning, "
+        f"{report.nodes} after ({report.leaves} leaves, depth {report.depth})",
+        highlight=False,
+    )
+    console.print(f"taxonomy written to [bold]{taxonomy_out}[/]")
+    _finish(out, result.summary)
+
+
+@taxonomy_app.command()
+def tag(
+    bench: Annotated[Path, typer.Argument(help="Benchmark items (JSONL).")],
+    taxonomy: TaxonomyOption,
+    out: RunDir,
+    bench_out: BenchOut,
+    model: Model = "local",
+    max_tags: Annotated[int, typer.Option(min=1, help="Taxonomy nodes per item.")] = 4,
+    reason_chars: ReasonChars = 160,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    concurrency: Concurrency = 8,
+    json_mode: JsonMode = "schema",
+) -> None:
+    """Give every item a domain and hierarchical taxonomy tags."""
+    settings = TagSettings(max_tags=max_tags, reason_chars=reason_chars)
+    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    with RichProgress() as progress:
+        result = api.taxonomy_tag(
+            bench,
+            taxonomy,
+            out,
+            bench_out,
+            model=model,
+            settings=settings,
+            options=options,
+            progress=progress,
+        )
+    report = result.report
+    console.print(
+        f"{report.tagged} of {report.items} items tagged ({report.nothing_fits} fit no node "
+        f"below their domain); [red]{report.domain_failed + report.tags_failed} failed[/]; "
+        f"domains {escape(str(report.domains))}; written to [bold]{bench_out}[/]",
+        highlight=False,
+    )
+    _finish(out, result.summary)
+
+
+@taxonomy_app.command()
+def synthesize(
+    tagged: Annotated[Path, typer.Argument(help="Tagged items (JSONL), e.g. from `tag`.")],
+    taxonomy: TaxonomyOption,
+    min_per_leaf: Annotated[int, typer.Option(min=1, help="Items wanted per leaf.")],
+    out: RunDir,
+    bench_out: BenchOut,
+    model: Model = "local",
+    max_rounds: Annotated[int, typer.Option(min=1, help="Rounds of synthesis at most.")] = 3,
+    query_chars: Annotated[int, typer.Option(min=1, help="Length cap of a new query.")] = 800,
+    seed: Annotated[int, typer.Option(help="Seed for sampling and picking references.")] = 0,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    concurrency: Concurrency = 8,
+    json_mode: JsonMode = "schema",
+) -> None:
+    """RealMix: synthesize and quality-filter queries until every leaf has enough items."""
+    settings = MixSettings(
+        min_per_leaf=min_per_leaf, max_rounds=max_rounds, new_query_chars=query_chars, seed=seed
+    )
+    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    with RichProgress() as progress:
+        result = api.taxonomy_synthesize(
+            tagged,
+            taxonomy,
+            out,
+            bench_out,
+            model=model,
+            settings=settings,
+            options=options,
+            progress=progress,
+        )
+    report = result.report
+    console.print(
+        f"{len(result.added)} queries added in {report.rounds} rounds {report.outcomes}; "
+        f"{len(report.short_after)} of {report.leaves} leaves still short, "
+        f"{len(report.no_reference)} without any reference; written to [bold]{bench_out}[/]",
+        highlight=False,
+    )
+    _finish(out, result.summary)
+
+
+def _group(score: GroupScore) -> str:
+    if score.score is None or score.ci is None:
+        return "-"
+    return f"{score.score:.2f} [{score.ci[0]:.1f}, {score.ci[1]:.1f}]"
+
+
+def _print_pc2(report: PC2Report) -> None:
+    console.print(
+        f"[bold]{escape(report.judge)}[/]: criteria for {report.items} items, "
+        f"[red]{report.criteria_failed} failed[/], {report.criteria_rescaled} rescaled to 100",
+        highlight=False,
+    )
+    table = Table(title="PC^2 per model (pointwise 0-100 [95% CI]; pairs over both orders)")
+    for column in ("model", "pointwise", "n", "unscored", "wins", "ties", "losses", "unscored"):
+        table.add_column(column)
+    for model in sorted(set(report.pointwise) | set(report.pairwise)):
+        point = report.pointwise.get(model)
+        pairs = report.pairwise.get(model, {})
+        table.add_row(
+            escape(model),
+            _group(point) if point else "-",
+            str(point.n) if point else "-",
+            str(point.unscored) if point else "-",
+            *(str(pairs.get(k, "-")) for k in ("wins", "ties", "losses", "unscored")),
+        )
+    console.print(table)
+    if report.position is not None:
+        p = report.position
+        console.print(
+            f"position: {p.pairs} pairs in both orders, {p.consistent_wins} consistent wins, "
+            f"{p.consistent_ties} consistent ties, {p.inconsistent} inconsistent "
+            f"({p.first_position} first-position, {p.second_position} second-position)",
+            highlight=False,
+        )
+    for variant, accuracy in report.human.items():
+        value = accuracy.accuracy
+        shown = "-" if value.value is None else f"{value.value:.3f}"
+        if value.low is not None and value.high is not None:
+            shown += f" [{value.low:.3f}, {value.high:.3f}]"
+        console.print(
+            f"human agreement ({variant}): accuracy {shown} over {accuracy.pairs} pairs "
+            f"({accuracy.correct} correct, {accuracy.wrong} wrong, {accuracy.ties} ties, "
+            f"{accuracy.unscored} unscored)",
+            highlight=False,
+        )
+
+
+@taxonomy_app.command()
+def pc2(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory with responses.")],
+    judge: Annotated[str, typer.Option("--judge", "-j", help="Judge model.")] = "local",
+    aux: Annotated[
+        list[str] | None,
+        typer.Option("--aux", help="Auxiliary model whose answer shapes the criteria; repeat."),
+    ] = None,
+    mode: Annotated[str, typer.Option(help="pointwise, pairwise or both.")] = "both",
+    max_criteria: Annotated[int, typer.Option(min=3, max=9, help="Criteria at most.")] = 9,
+    aux_max_tokens: Annotated[int, typer.Option(min=1, help="Auxiliary answer length.")] = 512,
+    reason_chars: ReasonChars = 160,
+    human: Annotated[
+        Path | None,
+        typer.Option(help="Human preferences (JSONL: item_id, chosen, rejected) to agree with."),
+    ] = None,
+    as_json: AsJson = False,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    concurrency: Concurrency = 8,
+    json_mode: JsonMode = "schema",
+) -> None:
+    """Judge the run's responses with PC^2: criteria derived by comparing auxiliary answers."""
+    if mode not in ("pointwise", "pairwise", "both"):
+        raise typer.BadParameter("must be pointwise, pairwise or both", param_hint="--mode")
+    settings = PC2Settings(
+        mode=mode,  # type: ignore[arg-type]
+        max_criteria=max_criteria,
+        aux_max_tokens=aux_max_tokens,
+        reason_chars=reason_chars,
+    )
+    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    with RichProgress() as progress:
+        result = api.taxonomy_pc2(
+            run_dir,
+            judge,
+            aux or [],
+            settings=settings,
+            human=human,
+            options=options,
+            progress=progress,
+        )
+    if as_json:
+        print(result.report.model_dump_json(indent=2))
+        return
+    _print_pc2(result.report)
+    _finish(run_dir, result.summary)
+
+
+@taxonomy_app.command()
+def navigate(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory with checklist verdicts.")],
+    taxonomy: TaxonomyOption,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", "-m", help="Whose strengths and weaknesses (default: all)."),
+    ] = None,
+    judge: Annotated[
+        str | None, typer.Option("--judge", help="Whose verdicts (default: the only judge).")
+    ] = None,
+    min_n: Annotated[int, typer.Option(min=1, help="Scored items a node needs per model.")] = 5,
+    threshold: Annotated[
+        float, typer.Option(min=0, help="Rank shift beyond which a node is a finding.")
+    ] = 5.0,
+    top: Annotated[int, typer.Option(min=1, help="Most divergent nodes to list.")] = 10,
+    pruned: Annotated[
+        bool, typer.Option("--prune/--no-prune", help="Navigate the pruned taxonomy.")
+    ] = True,
+    as_json: AsJson = False,
+) -> None:
+    """Scores and ranks per taxonomy node; strengths, weaknesses and uneven parents."""
+    settings = NavigationSettings(min_n=min_n, threshold=threshold)
+    nav = api.taxonomy_navigate(run_dir, taxonomy, judge=judge, settings=settings, pruned=pruned)
+    if as_json:
+        print(json.dumps(nav.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        return
+    console.print(nodes_view(nav))
+    for name in [model] if model is not None else nav.models:
+        console.print(profile_view(nav, name))
+    console.print(divergent_view(nav, top))

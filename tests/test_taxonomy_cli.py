@@ -1,0 +1,189 @@
+"""`checkbench taxonomy show/diff/validate/navigate` on files and a hand-built run store.
+
+The run store holds five items per leaf, each with ten checks; a model passes the first
+round(10 * s) checks of every item of a leaf, so its item scores there are all s and every
+interval collapses to the point. The leaf scores are those of tests/test_taxonomy_navigate.py,
+whose worked example gives, with threshold 1: A weak at writing and writing/email, C strong at
+writing and writing/poetry, B without findings. The email items are tagged one level deeper,
+at writing/email/formal, a single-child chain that pruning folds into writing/email.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from checkbench.schema import Check, Item, Message, Response, Verdict
+from checkbench.store import RunStore
+from checkbench.taxonomy.tree import Node, Taxonomy, load_taxonomy, save_taxonomy
+from tests.conftest import ROOT, run_cli
+
+EXAMPLE = ROOT / "examples" / "taxonomy-mini.json"
+LEAVES = {
+    "coding/algorithms": {"A": 0.9, "B": 0.8, "C": 0.7},
+    "coding/debugging": {"A": 0.9, "B": 0.8, "C": 0.7},
+    "coding/testing": {"A": 1.0, "B": 0.5, "C": 0.1},
+    "writing/email/formal": {"A": 0.2, "B": 0.9, "C": 0.8},
+    "writing/poetry": {"A": 0.5, "B": 0.4, "C": 1.0},
+}
+JUDGE = "judge-x"
+
+
+def _taxonomy() -> Taxonomy:
+    leaf = lambda name: Node(name=name, description=f"{name} tasks")  # noqa: E731
+    return Taxonomy(
+        name="nav",
+        domains=[
+            Node(
+                name="coding",
+                children=[leaf("algorithms"), leaf("debugging"), leaf("testing")],
+            ),
+            Node(
+                name="writing",
+                children=[Node(name="email", children=[leaf("formal")]), leaf("poetry")],
+            ),
+        ],
+    )
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(run dir, taxonomy file) of the worked example."""
+    base = tmp_path_factory.mktemp("nav")
+    save_taxonomy(_taxonomy(), base / "tax.json")
+    checks = [Check(id=f"c{k}", text=f"requirement {k}") for k in range(10)]
+    with RunStore(base / "run") as store:
+        for path, by_model in LEAVES.items():
+            items = [
+                Item(
+                    id=f"{path}#{i}",
+                    messages=[Message(role="user", content=f"task {i} of {path}")],
+                    checklist=checks,
+                    tags={"taxonomy": [path]},
+                )
+                for i in range(5)
+            ]
+            store.add_items(items)
+            for item in items:
+                for model, score in by_model.items():
+                    store.put_response(Response(item_id=item.id, model=model, content="answer"))
+                    passes = round(score * 10)
+                    store.put_verdicts(
+                        Verdict(
+                            item_id=item.id,
+                            model=model,
+                            judge=JUDGE,
+                            check_id=check.id,
+                            passed=k < passes,
+                        )
+                        for k, check in enumerate(checks)
+                    )
+    return base / "run", base / "tax.json"
+
+
+def _navigate(run: tuple[Path, Path], *extra: str) -> dict:
+    result = run_cli(
+        "taxonomy", "navigate", str(run[0]), "--taxonomy", str(run[1]), "--min-n", "5",
+        "--threshold", "1", "--json", *extra,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_navigate_finds_the_worked_examples_strengths_and_weaknesses(run) -> None:
+    nav = _navigate(run)
+    profiles = nav["profiles"]
+    assert [f["path"] for f in profiles["A"]["weaknesses"]] == ["writing", "writing/email"]
+    assert {f["path"] for f in profiles["C"]["strengths"]} == {"writing", "writing/poetry"}
+    assert profiles["A"]["strengths"] == [] and profiles["C"]["weaknesses"] == []
+    assert profiles["B"]["strengths"] == profiles["B"]["weaknesses"] == []
+    overall = nav["overall"]["cells"]
+    assert {m: c["rank"] for m, c in overall.items()} == {"A": 1, "B": 2, "C": 3}
+    assert overall["A"]["mean"] == pytest.approx(0.70)
+    spreads = {node["path"]: node["spread"] for node in nav["nodes"]}
+    assert max(spreads, key=lambda path: spreads[path] or 0) == "coding/testing"
+
+
+def test_navigate_moves_tags_onto_the_pruned_tree_unless_told_not_to(run) -> None:
+    pruned = {node["path"]: node for node in _navigate(run)["nodes"]}
+    assert "writing/email/formal" not in pruned
+    assert pruned["writing/email"]["items"] == 5
+    assert pruned["writing/email"]["cells"]["B"]["mean"] == pytest.approx(0.9)
+    unpruned = {node["path"] for node in _navigate(run, "--no-prune")["nodes"]}
+    assert {"writing/email", "writing/email/formal"} <= unpruned
+
+
+def test_navigate_tables_show_nodes_profiles_and_divergent_nodes(run) -> None:
+    result = run_cli(
+        "taxonomy", "navigate", str(run[0]), "--taxonomy", str(run[1]), "--min-n", "5",
+        "--threshold", "1", "--model", "A",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Scores per taxonomy node" in out and "(overall)" in out
+    assert "Weaknesses" in out and "writing/email" in out
+    assert "Most divergent nodes" in out and "coding/testing" in out
+    assert "B overall" not in out  # only the chosen model's profile
+
+
+def test_navigate_rejects_tags_outside_the_taxonomy(run, tmp_path: Path) -> None:
+    save_taxonomy(Taxonomy(name="other", domains=[Node(name="coding")]), tmp_path / "t.json")
+    result = run_cli("taxonomy", "navigate", str(run[0]), "--taxonomy", str(tmp_path / "t.json"))
+    assert result.returncode == 2
+    assert "is not a path of the taxonomy" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_navigate_needs_a_run_directory(tmp_path: Path) -> None:
+    result = run_cli("taxonomy", "navigate", str(tmp_path), "--taxonomy", str(EXAMPLE))
+    assert result.returncode == 2 and "not a checkbench run directory" in result.stderr
+
+
+def test_show_prints_every_node_and_the_size() -> None:
+    result = run_cli("taxonomy", "show", str(EXAMPLE))
+    assert result.returncode == 0, result.stderr
+    tree = load_taxonomy(EXAMPLE)
+    for path in tree.paths():
+        assert path.rsplit("/", 1)[-1] in result.stdout
+    assert f"{len(tree.paths())} nodes, {len(tree.leaves())} leaves" in result.stdout
+    as_json = run_cli("taxonomy", "show", str(EXAMPLE), "--json")
+    assert Taxonomy.model_validate_json(as_json.stdout) == tree
+
+
+def test_diff_lists_added_removed_and_moved_nodes(tmp_path: Path) -> None:
+    old = load_taxonomy(EXAMPLE)
+    new = (
+        old.add_child("writing", "speeches")
+        .reparent("writing/editing", "coding")
+        .delete("mathematics/proof")
+    )
+    save_taxonomy(new, tmp_path / "new.json")
+    result = run_cli("taxonomy", "diff", str(EXAMPLE), str(tmp_path / "new.json"))
+    assert result.returncode == 0, result.stderr
+    assert "+ writing/speeches" in result.stdout
+    assert "- mathematics/proof" in result.stdout
+    assert "~ writing/editing -> coding/editing" in result.stdout
+    same = run_cli("taxonomy", "diff", str(EXAMPLE), str(EXAMPLE))
+    assert same.stdout.strip() == "no differences"
+    data = json.loads(run_cli("taxonomy", "diff", str(EXAMPLE), str(tmp_path / "new.json"),
+                              "--json").stdout)  # fmt: skip
+    assert data["added"] == ["writing/speeches"]
+
+
+def test_validate_reports_ok_or_one_located_error_line(tmp_path: Path) -> None:
+    ok = run_cli("taxonomy", "validate", str(EXAMPLE))
+    assert ok.returncode == 0 and "ok: 33 nodes" in ok.stdout and "already pruned" in ok.stdout
+    chain = Taxonomy(domains=[Node(name="a", children=[Node(name="b")])])
+    save_taxonomy(chain, tmp_path / "chain.json")
+    assert (
+        "pruning would change it"
+        in run_cli("taxonomy", "validate", str(tmp_path / "chain.json")).stdout
+    )
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"domains": [{"name": "a", "children": [{"name": "x"}, {"name": "x"}]}]}')
+    result = run_cli("taxonomy", "validate", str(bad))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "duplicate path 'a/x'" in result.stderr and "$.domains[0].children[1]" in result.stderr

@@ -1,0 +1,83 @@
+"""`checkbench report` and `checkbench view`: a run as a page to look at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from checkbench import api
+from checkbench.cli import app
+from checkbench.cli.render import console
+
+RunDir = Annotated[Path, typer.Argument(help="Run directory.")]
+Judge = Annotated[
+    str | None, typer.Option("--judge", help="Report only this judge (default: every judge).")
+]
+Unscored = Annotated[
+    str,
+    typer.Option(help="Unscored items count as 0 ('zero', as published) or are left out."),
+]
+Prices = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--price",
+        help="MODEL=INPUT,OUTPUT: USD per million prompt and completion tokens, e.g. "
+        "openai:gpt-4o=2.5,10; repeat per model.",
+    ),
+]
+TaxonomyFile = Annotated[
+    Path | None,
+    typer.Option("--taxonomy", help="Capability taxonomy JSON for the taxonomy tree."),
+]
+
+
+@app.command()
+def report(
+    run_dir: RunDir,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="HTML file (default RUN_DIR/report.html).")
+    ] = None,
+    judge: Judge = None,
+    unscored: Unscored = "zero",
+    price: Prices = None,
+    taxonomy: TaxonomyFile = None,
+) -> None:
+    """Write one self-contained HTML report of a run: it opens offline in any browser."""
+    path = api.report(
+        run_dir,
+        out,
+        judge=judge,
+        policy=unscored,  # type: ignore[arg-type]
+        prices=price or [],
+        taxonomy=taxonomy,
+    )
+    size = path.stat().st_size / 1e6
+    console.print(f"report written to [bold]{path}[/] ({size:.1f} MB)", highlight=False)
+
+
+@app.command()
+def view(
+    run_dir: RunDir,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1.")] = 8765,
+    judge: Judge = None,
+    unscored: Unscored = "zero",
+    price: Prices = None,
+    taxonomy: TaxonomyFile = None,
+) -> None:
+    """Serve the report on localhost, fetching items page by page: for runs too large for one
+    file. Stop with Ctrl-C."""
+
+    def ready(url: str) -> None:
+        console.print(f"report of {run_dir} at [bold]{url}[/] (Ctrl-C stops)", highlight=False)
+
+    api.view(
+        run_dir,
+        port=port,
+        judge=judge,
+        policy=unscored,  # type: ignore[arg-type]
+        prices=price or [],
+        taxonomy=taxonomy,
+        ready=ready,
+    )

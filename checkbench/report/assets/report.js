@@ -1,0 +1,988 @@
+/* checkbench report. Every piece of run data is untrusted: it reaches the page only as text
+   (textContent, Text nodes, setAttribute on inert attributes), never as markup. */
+'use strict';
+(function () {
+  const read = (id) => JSON.parse(document.getElementById(id).textContent);
+  const DATA = read('cb-data');
+  const SERVED = DATA.mode === 'served';
+  const IDX = DATA.index;
+  const ITEMS = IDX.items;
+  const MODELS = IDX.models;
+  const JUDGES = IDX.judges;
+  const TAGS = IDX.tags;
+  const BOARDS = DATA.leaderboards || [];
+  const FACTS = DATA.facts;
+  const PAGE_SIZE = 50;
+  const PASS = 1, FAIL = 2, UNSCORED = 4, ERROR = 8;
+  const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#59a14f', '#b07aa1',
+    '#76b7b2', '#edc948', '#9c755f', '#ff9da7', '#5f6b7a'];
+  const SVGNS = 'http://www.w3.org/2000/svg';
+
+  // ------------------------------------------------------------------ DOM helpers
+  function setProps(node, props) {
+    if (!props) return node;
+    for (const [key, value] of Object.entries(props)) {
+      if (value == null || value === false) continue;
+      if (key === 'class') node.classList.add(...String(value).split(' ').filter(Boolean));
+      else if (key === 'style') Object.assign(node.style, value);
+      else if (key === 'text') node.textContent = String(value);
+      else if (key.startsWith('on') && typeof value === 'function') {
+        node.addEventListener(key.slice(2), value);
+      } else node.setAttribute(key, value === true ? '' : String(value));
+    }
+    return node;
+  }
+  function fill(node, kids) {
+    for (const kid of kids.flat(Infinity)) {
+      if (kid == null || kid === false) continue;
+      node.append(kid instanceof Node ? kid : String(kid));
+    }
+    return node;
+  }
+  /** An HTML element: h('div.a.b', {props}, ...children); strings become Text nodes. */
+  function h(tag, props, ...kids) {
+    const [name, ...classes] = tag.split('.');
+    const node = document.createElement(name || 'div');
+    if (classes.length) node.className = classes.join(' ');
+    return fill(setProps(node, props), kids);
+  }
+  /** An SVG element, same calling convention. */
+  function s(tag, props, ...kids) {
+    return fill(setProps(document.createElementNS(SVGNS, tag), props), kids);
+  }
+  const debounce = (fn, ms) => {
+    let timer = 0;
+    return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
+  };
+
+  // ------------------------------------------------------------------ formatting
+  const f2 = (v) => (v == null ? '–' : v.toFixed(2));
+  const f3 = (v) => (v == null ? '–' : v.toFixed(3));
+  const count = (v) => (v == null ? '–' : Number(v).toLocaleString('en-US'));
+  const ciText = (ci, fmt = f2) => (ci ? fmt(ci[0]) + ' – ' + fmt(ci[1]) : '');
+  const plural = (n, word) => count(n) + ' ' + word + (n === 1 ? '' : 's');
+  const money = (v) => (v == null ? '–' : '$' + (v < 0.01 && v > 0 ? v.toPrecision(2) : v.toFixed(2)));
+  const seconds = (v) => (v < 90 ? v.toFixed(1) + ' s' : v < 5400 ? (v / 60).toFixed(1) + ' min'
+    : (v / 3600).toFixed(1) + ' h');
+  const humanize = (key) => ({
+    task: 'Task', subtask: 'Subtask', feedback_type: 'Feedback type', deficiency: 'Deficiency type',
+    all: 'All items', EC: 'Error correction', RM: 'Response maintenance',
+  }[key] || key.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()));
+
+  const colorIndex = new Map(MODELS.map((m, i) => [m, i]));
+  function colorOf(model) {
+    if (!colorIndex.has(model)) colorIndex.set(model, colorIndex.size);
+    return PALETTE[colorIndex.get(model) % PALETTE.length];
+  }
+  const modelLabel = (model) => h('span.model', null,
+    h('span.dot', { style: { background: colorOf(model) } }), model);
+
+  // Sequential blue scale for scores in [0, 1].
+  const HEAT = [[0, [247, 251, 255]], [0.35, [198, 219, 239]], [0.6, [107, 174, 214]],
+    [0.8, [33, 113, 181]], [1, [8, 48, 107]]];
+  function heat(value) {
+    const v = Math.max(0, Math.min(1, value));
+    let i = 1;
+    while (i < HEAT.length - 1 && v > HEAT[i][0]) i++;
+    const [a, ca] = HEAT[i - 1], [b, cb] = HEAT[i];
+    const t = (v - a) / (b - a || 1);
+    const rgb = ca.map((c, k) => Math.round(c + (cb[k] - c) * t));
+    return { background: 'rgb(' + rgb.join(',') + ')', color: v > 0.62 ? '#fff' : '#1c2230' };
+  }
+
+  function niceTicks(lo, hi, target) {
+    const span = hi - lo || 1;
+    const raw = span / target;
+    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 2.5, 5, 10].map((k) => k * mag).find((k) => k >= raw) || 10 * mag;
+    const ticks = [];
+    for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-9; t += step) ticks.push(+t.toFixed(6));
+    return ticks;
+  }
+
+  // ------------------------------------------------------------------ item records
+  // Layouts: see checkbench/report/items.py.
+  const CHUNK = IDX.chunk;
+  const parsedChunks = new Map();
+  const fetchedRecords = new Map();
+
+  function chunkAt(k) {
+    if (!parsedChunks.has(k)) parsedChunks.set(k, read('cb-chunk-' + k));
+    return parsedChunks.get(k);
+  }
+  function decode(chunk, rec) {
+    const S = chunk.strings, L = chunk.labels;
+    const str = (i) => (i == null ? null : S[i]);
+    return {
+      rule: L[rec[0]],
+      messages: rec[1].map(([role, text]) => ({ role: L[role], text: S[text] })),
+      checks: rec[2].map(([id, text, weight, source]) => ({
+        id: L[id], text: S[text], weight, source: L[source],
+      })),
+      reference: str(rec[3]),
+      responses: rec[4].map((r) => ({
+        model: r[0], content: str(r[1]), error: str(r[2]), prompt: r[3], completion: r[4],
+        latency: r[5],
+        verdicts: r[6].map((v) => ({
+          judge: v[0], check: v[1], passed: v[2], reason: str(v[3]), pYes: v[4], raw: str(v[5]),
+        })),
+      })),
+    };
+  }
+  function getJSON(url) {
+    return fetch(url, { headers: { Accept: 'application/json' } }).then((res) => {
+      if (!res.ok) throw new Error(url + ': HTTP ' + res.status);
+      return res.json();
+    });
+  }
+  /** The records at these positions, decoded, in order. */
+  async function records(positions) {
+    if (!SERVED) {
+      return positions.map((p) => decode(chunkAt(Math.floor(p / CHUNK)), chunkAt(Math.floor(p / CHUNK)).records[p % CHUNK]));
+    }
+    const missing = positions.filter((p) => !fetchedRecords.has(p));
+    if (missing.length) {
+      const chunk = await getJSON('api/items?at=' + missing.join(','));
+      missing.forEach((p, i) => fetchedRecords.set(p, decode(chunk, chunk.records[i])));
+    }
+    return positions.map((p) => fetchedRecords.get(p));
+  }
+  function textRefs(rec) {
+    const refs = [];
+    rec[1].forEach((m) => refs.push(m[1]));
+    rec[2].forEach((c) => refs.push(c[1]));
+    refs.push(rec[3]);
+    rec[4].forEach((r) => {
+      refs.push(r[1], r[2]);
+      r[6].forEach((v) => refs.push(v[3], v[5]));
+    });
+    return refs.filter((r) => r != null);
+  }
+  /** Positions whose id or texts contain the query, ignoring case (as items.py defines it). */
+  async function search(query) {
+    const needle = query.toLowerCase();
+    const hits = new Uint8Array(ITEMS.length);
+    if (SERVED) {
+      const found = await getJSON('api/search?q=' + encodeURIComponent(query));
+      found.positions.forEach((p) => { hits[p] = 1; });
+      return hits;
+    }
+    for (let k = 0; k * CHUNK < ITEMS.length; k++) {
+      const chunk = chunkAt(k);
+      if (!chunk.lower) chunk.lower = chunk.strings.map((t) => t.toLowerCase());
+      const match = chunk.lower.map((t) => t.includes(needle));
+      chunk.records.forEach((rec, j) => {
+        const p = k * CHUNK + j;
+        if (ITEMS[p][0].toLowerCase().includes(needle) || textRefs(rec).some((r) => match[r])) {
+          hits[p] = 1;
+        }
+      });
+    }
+    return hits;
+  }
+
+  // ------------------------------------------------------------------ shell and routing
+  const state = {
+    board: 0,
+    scope: null, facet: null, sort: 'name', hidden: new Set(),
+    nav: 0, expanded: null,
+    q: '', hits: null, model: -1, verdict: '', tag: -1, page: 0, open: null,
+  };
+  const board = () => BOARDS[state.board];
+  const boardJudge = () => (board() ? JUDGES.indexOf(board().judge) : -1);
+
+  const TABS = [
+    { id: 'overview', label: 'Overview', render: renderOverview },
+    { id: 'breakdowns', label: 'Breakdowns', render: renderBreakdowns, show: BOARDS.length > 0 },
+    { id: 'judges', label: 'Judges', render: renderJudges, show: !!DATA.meta },
+    { id: 'taxonomy', label: 'Taxonomy', render: renderTaxonomy, show: !!DATA.taxonomy },
+    { id: 'items', label: 'Items', count: ITEMS.length, render: renderItems },
+    { id: 'run', label: 'Run', render: renderRun },
+  ].filter((t) => t.show !== false);
+  const panels = new Map();
+  const tabButtons = new Map();
+  const main = h('main', { id: 'main' });
+
+  function shell() {
+    const tabBar = h('nav.tabs', { role: 'tablist', 'aria-label': 'Report sections' });
+    for (const tab of TABS) {
+      const button = h('button.tab', {
+        role: 'tab', 'aria-selected': 'false', 'data-tab': tab.id,
+        onclick: () => go(tab.id === 'items' && state.open != null ? 'items/' + state.open : tab.id),
+      }, tab.label, tab.count != null ? h('span.count', null, count(tab.count)) : null);
+      tabButtons.set(tab.id, button);
+      tabBar.append(button);
+    }
+    const judges = FACTS.judges.map((j) => j.name);
+    document.title = 'checkbench · ' + FACTS.run;
+    const sub = [FACTS.run, FACTS.benchmark ? String(FACTS.benchmark) : null,
+      judges.length ? 'judged by ' + judges.join(', ') : 'not judged yet', FACTS.generated]
+      .filter(Boolean).join(' · ');
+    document.getElementById('app').replaceChildren(
+      h('header.top', null, h('div.top-inner', null,
+        h('div.brand', null, h('h1', null, 'checkbench report'), h('span.sub', null, sub)),
+        tabBar)),
+      main);
+  }
+
+  /** Show what the address names: '#tab', or '#items/N' for the item at position N. */
+  function route() {
+    const [name, arg] = location.hash.replace(/^#/, '').split('/');
+    const tab = TABS.find((t) => t.id === name) || TABS[0];
+    if (tab.id === 'items') {
+      state.open = arg != null && /^\d+$/.test(arg) && +arg < ITEMS.length ? +arg : null;
+    }
+    show(tab.id);
+  }
+
+  /** Go to an address now (a history entry, so Back works) rather than on 'hashchange'. */
+  function go(hash) {
+    history.pushState(null, '', '#' + hash);
+    route();
+  }
+
+  function show(id, rebuild) {
+    for (const [tabId, button] of tabButtons) {
+      button.setAttribute('aria-selected', String(tabId === id));
+      const bar = button.parentElement;
+      const outside = button.offsetLeft < bar.scrollLeft
+        || button.offsetLeft + button.offsetWidth > bar.scrollLeft + bar.clientWidth;
+      if (tabId === id && outside) bar.scrollLeft = button.offsetLeft - 16;
+    }
+    for (const [panelId, panel] of panels) panel.hidden = panelId !== id;
+    let panel = panels.get(id);
+    if (!panel || rebuild) {
+      const fresh = h('section', { 'data-panel': id, role: 'tabpanel' });
+      if (panel) panel.replaceWith(fresh); else main.append(fresh);
+      panels.set(id, fresh);
+      panel = fresh;
+      TABS.find((t) => t.id === id).render(panel);
+    } else if (id === 'items') {
+      refreshItems();
+    }
+  }
+
+  function rebuildBoardViews() {
+    for (const id of ['overview', 'breakdowns']) {
+      const panel = panels.get(id);
+      if (panel) { panels.delete(id); panel.remove(); }
+    }
+    route();
+  }
+
+  function segmented(options, current, onPick, label) {
+    return h('div.seg', { role: 'group', 'aria-label': label },
+      options.map(([value, text]) => h('button', {
+        type: 'button', 'aria-pressed': String(value === current), 'data-value': value,
+        onclick: () => onPick(value),
+      }, text)));
+  }
+
+  function judgePicker() {
+    if (BOARDS.length < 2) return null;
+    return h('label.field', null, 'Judge',
+      h('select', {
+        'data-control': 'judge',
+        onchange: (e) => { state.board = +e.target.value; rebuildBoardViews(); },
+      }, BOARDS.map((b, i) => h('option', { value: i, selected: i === state.board }, b.judge))));
+  }
+
+  function card(title, intro, ...body) {
+    return h('div.card', null,
+      h('div.card-head', null, h('h2', null, title), intro ? h('p.muted', null, intro) : null),
+      body);
+  }
+
+  function problemsCard(problems) {
+    if (!problems || !problems.length) return null;
+    return h('div.card.problems', null, h('h3', null, 'Stored records that could not be shown'),
+      h('ul', null, problems.map((p) => h('li', null, p))));
+  }
+
+  // ------------------------------------------------------------------ overview
+  function tile(label, value, hint, alert, small) {
+    return h('div.tile', { class: alert ? 'alert' : null },
+      h('div.label', null, label), h('div.value', { class: small ? 'small' : null }, value),
+      hint ? h('div.hint', null, hint) : null);
+  }
+
+  function renderOverview(panel) {
+    const b = board();
+    const verdicts = FACTS.judges.reduce((sum, j) => sum + j.verdicts, 0);
+    const unscored = b ? b.rows.reduce((sum, r) => sum + r.unscored, 0) : 0;
+    const errors = FACTS.models.reduce((sum, m) => sum + m.errors, 0);
+    panel.append(h('div.tiles', null,
+      tile('Models', count(FACTS.models.length)),
+      tile('Items', count(FACTS.items), plural(FACTS.checks, 'check')),
+      tile('Verdicts', count(verdicts), plural(FACTS.judges.length, 'judge')),
+      tile('Unscored items', count(unscored),
+        b ? (b.policy === 'zero' ? 'counted as 0 in scores' : 'left out of scores') : 'no verdicts yet',
+        unscored > 0),
+      tile('Failed answers', count(errors), 'responses with no usable answer', errors > 0)));
+    if (!b) {
+      panel.append(card('Leaderboard', null, h('p.empty', null,
+        'No verdicts yet. Judge the responses first: checkbench judge ' + FACTS.run)));
+      return;
+    }
+    panel.append(leaderboardCard(b));
+    const models = b.rows.map((r) => r.model);
+    const facets = Object.keys(((b.breakdowns[models[0]] || {}).all) || {});
+    const facet = facets.includes('task') ? 'task' : facets[0];
+    const preview = facet ? h('div.card', null,
+      h('div.card-head', null, h('h2', null, 'Scores by ' + humanize(facet).toLowerCase()),
+        h('button.linkish', { type: 'button', onclick: () => go('breakdowns') }, 'All breakdowns ›')),
+      bars(b, models, { scope: 'all', facet, sort: 'name', compact: true })) : null;
+    const scatter = b.kind === 'fb-bench' ? card('Error correction vs response maintenance',
+      'One point per model, whiskers are 95% intervals. Above the diagonal: better at holding a correct answer than at fixing a wrong one.',
+      scatterChart(b.rows)) : null;
+    fill(panel, [scatter && preview ? h('div.grid-2', null, scatter, preview) : [scatter, preview]]);
+  }
+
+  function leaderboardCard(b) {
+    const cols = b.columns;
+    const overall = b.rows.filter((r) => r.overall_ci);
+    let lo = Math.min(...overall.map((r) => r.overall_ci[0]));
+    let hi = Math.max(...overall.map((r) => r.overall_ci[1]));
+    lo = Math.max(0, Math.floor(lo / 5) * 5);
+    hi = Math.min(100, Math.ceil(hi / 5) * 5);
+    if (!(hi > lo)) { lo = 0; hi = 100; }
+    const head = h('tr', null, h('th.r', null, '#'), h('th', null, 'Model'),
+      cols.map(([, label]) => h('th.r', null, label)),
+      h('th.col-forest', null, 'Overall, 95% interval', h('span.ci', null, lo + ' … ' + hi)),
+      h('th.r', null, 'n'), h('th.r', null, 'Unscored'));
+    const body = h('tbody', null, b.rows.map((row, i) => h('tr', { 'data-model': row.model },
+      h('td.r.rank', null, i + 1),
+      h('td.model-cell', null, modelLabel(row.model)),
+      cols.map(([key], c) => h('td.r.num', { 'data-col': key },
+        h('span.score', { class: c === 0 ? 'lead' : null }, f2(row[key])), h('span.ci', null, ciText(row[key + '_ci'])))),
+      h('td.col-forest', null, forest(row, lo, hi)),
+      h('td.r.num', null, count(row.n)),
+      h('td.r.num', { class: row.unscored ? 'warn-num' : 'zero' }, count(row.unscored)))));
+    const policy = b.policy === 'zero' ? 'unscored items count as 0 (the published convention)'
+      : 'unscored items are left out';
+    const intro = (b.kind === 'fb-bench'
+      ? 'FB-Bench scores ×100: error correction, response maintenance and their overall mean. '
+      : 'Mean item score ×100. ') + 'Judge: ' + b.judge + '; ' + policy + '.';
+    return h('div.card', { id: 'leaderboard' },
+      h('div.card-head', null, h('h2', null, 'Leaderboard'), judgePicker()),
+      h('p.muted', { style: { margin: '0 0 10px' } }, intro),
+      h('div.table-wrap', null, h('table.board', null, h('thead', null, head), body)));
+  }
+
+  function forest(row, lo, hi) {
+    const W = 200, H = 22, pad = 6;
+    const x = (v) => pad + ((v - lo) / (hi - lo)) * (W - 2 * pad);
+    const svg = s('svg', { class: 'forest', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'aria-hidden': 'true' },
+      s('line', { x1: pad, x2: W - pad, y1: H / 2, y2: H / 2, stroke: '#e2e5ea' }));
+    if (row.overall_ci) {
+      svg.append(
+        s('line', { x1: x(row.overall_ci[0]), x2: x(row.overall_ci[1]), y1: H / 2, y2: H / 2, stroke: colorOf(row.model), 'stroke-width': 3, 'stroke-linecap': 'round', opacity: 0.55 }),
+        s('circle', { cx: x(row.overall), cy: H / 2, r: 5, fill: colorOf(row.model), stroke: '#fff', 'stroke-width': 1.5 }));
+    }
+    return svg;
+  }
+
+  /** Redraw `draw(width)` whenever the box changes width (and once it is first laid out). */
+  function responsive(box, draw) {
+    let last = -1;
+    const redraw = () => {
+      const width = Math.floor(box.clientWidth);
+      if (width > 0 && width !== last) { last = width; box.replaceChildren(draw(width)); }
+    };
+    new ResizeObserver(debounce(redraw, 60)).observe(box);
+    requestAnimationFrame(redraw);
+    return box;
+  }
+
+  function scatterChart(rows) {
+    const points = rows.filter((r) => r.error_correction != null && r.response_maintenance != null);
+    return responsive(h('div.chart', { 'data-chart': 'scatter' }), (width) => {
+      const W = Math.min(width, 760), H = Math.round(Math.max(260, Math.min(460, W * 0.66)));
+      const m = { l: 54, r: 18, t: 12, b: 46 };
+      const xs = points.flatMap((r) => [r.error_correction, ...(r.error_correction_ci || [])]);
+      const ys = points.flatMap((r) => [r.response_maintenance, ...(r.response_maintenance_ci || [])]);
+      const lo = Math.max(0, Math.floor((Math.min(...xs, ...ys) - 2) / 5) * 5);
+      const hi = Math.min(100, Math.ceil((Math.max(...xs, ...ys) + 2) / 5) * 5);
+      const x = (v) => m.l + ((v - lo) / (hi - lo || 1)) * (W - m.l - m.r);
+      const y = (v) => H - m.b - ((v - lo) / (hi - lo || 1)) * (H - m.t - m.b);
+      const svg = s('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'Error correction against response maintenance per model' });
+      const grid = s('g', { class: 'grid' });
+      for (const t of niceTicks(lo, hi, Math.max(3, Math.round(W / 110)))) {
+        grid.append(
+          s('line', { x1: x(t), x2: x(t), y1: m.t, y2: H - m.b }),
+          s('line', { x1: m.l, x2: W - m.r, y1: y(t), y2: y(t) }),
+          s('text', { x: x(t), y: H - m.b + 16, 'text-anchor': 'middle' }, t),
+          s('text', { x: m.l - 8, y: y(t) + 4, 'text-anchor': 'end' }, t));
+      }
+      svg.append(grid,
+        s('path', { class: 'frame', d: 'M' + m.l + ',' + m.t + 'V' + (H - m.b) + 'H' + (W - m.r) }),
+        s('line', { class: 'diag', x1: x(lo), y1: y(lo), x2: x(hi), y2: y(hi) }),
+        s('text', { class: 'title', x: m.l + (W - m.l - m.r) / 2, y: H - 8, 'text-anchor': 'middle' }, 'Error correction →'),
+        s('text', { class: 'title', transform: 'rotate(-90)', x: -(m.t + (H - m.t - m.b) / 2), y: 14, 'text-anchor': 'middle' }, 'Response maintenance →'));
+      const placed = [];
+      const sorted = [...points].sort((a, b) => b.response_maintenance - a.response_maintenance);
+      for (const r of sorted) {
+        const cx = x(r.error_correction), cy = y(r.response_maintenance), color = colorOf(r.model);
+        const g = s('g', { 'data-model': r.model },
+          s('title', null, r.model + ': error correction ' + f2(r.error_correction) + ' [' + ciText(r.error_correction_ci) + '], response maintenance ' + f2(r.response_maintenance) + ' [' + ciText(r.response_maintenance_ci) + ']'));
+        const whisker = (x1, y1, x2, y2, cap) => {
+          g.append(s('line', { x1, y1, x2, y2, stroke: color, 'stroke-width': 1.6, opacity: 0.7 }));
+          for (const [px, py] of [[x1, y1], [x2, y2]]) {
+            g.append(cap === 'v'
+              ? s('line', { x1: px, x2: px, y1: py - 4, y2: py + 4, stroke: color, 'stroke-width': 1.6, opacity: 0.7 })
+              : s('line', { x1: px - 4, x2: px + 4, y1: py, y2: py, stroke: color, 'stroke-width': 1.6, opacity: 0.7 }));
+          }
+        };
+        if (r.error_correction_ci) whisker(x(r.error_correction_ci[0]), cy, x(r.error_correction_ci[1]), cy, 'v');
+        if (r.response_maintenance_ci) whisker(cx, y(r.response_maintenance_ci[0]), cx, y(r.response_maintenance_ci[1]), 'h');
+        g.append(s('circle', { cx, cy, r: 6, fill: color, stroke: '#fff', 'stroke-width': 2 }));
+        const room = Math.max(cx - 9, W - cx - 9);
+        const fits = Math.floor(room / 6.8);
+        const label = r.model.length > fits ? r.model.slice(0, Math.max(4, fits - 1)) + '…' : r.model;
+        const guess = label.length * 6.8;
+        const right = cx + 9 + guess <= W || cx - 9 - guess < 0;
+        let ly = cy - 8;
+        for (const p of placed) if (Math.abs(p.y - ly) < 15 && Math.abs(p.x - cx) < guess + 20) ly = p.y + 15;
+        placed.push({ x: cx, y: ly });
+        g.append(s('text', { class: 'label', x: right ? cx + 9 : cx - 9, y: ly, 'text-anchor': right ? 'start' : 'end' }, label));
+        svg.append(g);
+      }
+      return svg;
+    });
+  }
+
+  // ------------------------------------------------------------------ breakdowns
+  function renderBreakdowns(panel) {
+    const b = board();
+    const models = b.rows.map((r) => r.model);
+    const scopes = [...new Set(models.flatMap((m) => Object.keys(b.breakdowns[m] || {})))];
+    if (!scopes.includes(state.scope)) state.scope = scopes[0];
+    const facets = [...new Set(models.flatMap((m) => Object.keys((b.breakdowns[m] || {})[state.scope] || {})))];
+    if (!facets.includes(state.facet)) state.facet = facets.includes('task') ? 'task' : facets[0];
+    const redraw = () => show('breakdowns', true);
+    const controls = h('div.controls', null,
+      scopes.length > 1 ? segmented(scopes.map((k) => [k, humanize(k)]), state.scope, (v) => { state.scope = v; redraw(); }, 'Scope') : null,
+      facets.length ? segmented(facets.map((k) => [k, humanize(k)]), state.facet, (v) => { state.facet = v; redraw(); }, 'Facet') : null,
+      segmented([['name', 'A–Z'], ['score', 'By mean score']], state.sort, (v) => { state.sort = v; redraw(); }, 'Order'),
+      judgePicker());
+    const legend = h('div.legend', { role: 'group', 'aria-label': 'Models shown' }, models.map((m) => h('button', {
+      type: 'button', 'aria-pressed': String(!state.hidden.has(m)),
+      onclick: () => { if (state.hidden.has(m)) state.hidden.delete(m); else state.hidden.add(m); redraw(); },
+    }, h('span.dot', { style: { background: colorOf(m) } }), m)));
+    const shown = models.filter((m) => !state.hidden.has(m));
+    panel.append(h('div.card', null,
+      h('div.card-head', null, h('h2', null, 'Scores by ' + humanize(state.facet || '').toLowerCase()),
+        h('p.muted', null, humanize(state.scope || '') + ' · judge ' + b.judge + ' · bars ×100 with 95% intervals')),
+      controls, legend,
+      facets.length ? bars(b, shown, state) : h('p.empty', null, 'No tags to break scores down by.')));
+  }
+
+  /** Horizontal bars per facet value, one per model, with interval whiskers. */
+  function bars(b, models, view) {
+    const table = (m) => ((b.breakdowns[m] || {})[view.scope] || {})[view.facet] || {};
+    const cell = (m, v) => table(m)[v];
+    let values = [...new Set(Object.keys(b.breakdowns).flatMap((m) => Object.keys(table(m))))];
+    if (view.sort === 'score') {
+      const mean = (v) => {
+        const xs = models.map((m) => cell(m, v)).filter((c) => c && c.score != null).map((c) => c.score);
+        return xs.length ? xs.reduce((a, c) => a + c, 0) / xs.length : -1;
+      };
+      values = values.sort((a, c) => mean(c) - mean(a));
+    }
+    const grid = h('div.bars', { class: view.compact ? 'compact' : null, 'data-chart': 'bars' },
+      h('div'), h('div.axis-row', null, h('div.axis-ticks', null, [0, 25, 50, 75, 100].map((t) => h('span', { style: { left: t + '%' } }, t))), h('div')));
+    for (const v of values) {
+      const ns = models.map((m) => cell(m, v)).filter(Boolean).map((c) => c.n);
+      const nText = ns.length ? (Math.min(...ns) === Math.max(...ns) ? 'n = ' + ns[0] : 'n = ' + Math.min(...ns) + '–' + Math.max(...ns)) : '';
+      grid.append(h('div.bar-label', { 'data-value': v }, v, h('span.n', null, nText)));
+      grid.append(h('div.bar-group', null, models.map((m) => {
+        const c = cell(m, v);
+        const track = h('div.track', { title: m + ' · ' + v + ': ' + (c && c.score != null ? f2(c.score) + ' [' + ciText(c.ci) + '], n=' + c.n + (c.unscored ? ', ' + c.unscored + ' unscored' : '') : 'no items') });
+        if (c && c.score != null) {
+          track.append(h('div.fill', { style: { width: c.score + '%', background: colorOf(m) } }));
+          if (c.ci) track.append(h('div.whisker', { style: { left: c.ci[0] + '%', width: Math.max(0.5, c.ci[1] - c.ci[0]) + '%' } }));
+        }
+        return h('div.bar-row', { 'data-model': m }, track,
+          h('span.bar-value.num', null, c && c.score != null ? f2(c.score) : '–',
+            c && c.unscored && !view.compact ? h('small.unsc', { title: c.unscored + ' unscored item(s) in this group' }, ' ' + c.unscored + ' unsc.') : null));
+      })));
+    }
+    return grid;
+  }
+
+  // ------------------------------------------------------------------ judges (meta-evaluation)
+  function statText(st, fmt = f3) {
+    if (!st || st.value == null) return '–';
+    return fmt(st.value);
+  }
+  function statCi(st, fmt = f3) {
+    return st && st.low != null ? '[' + fmt(st.low) + ', ' + fmt(st.high) + ']' : '';
+  }
+  function metric(name, st, range) {
+    const [lo, hi] = range || [0, 1];
+    const pos = (v) => Math.max(0, Math.min(100, ((v - lo) / (hi - lo)) * 100)) + '%';
+    const meter = h('div.meter', null, lo < 0 ? h('span.mid') : null);
+    if (st && st.value != null) {
+      meter.append(h('div.fill', { style: lo < 0 ? { left: pos(Math.min(0, st.value)), width: Math.abs(st.value) / (hi - lo) * 100 + '%' } : { width: pos(st.value) } }));
+      if (st.low != null) meter.append(h('div.whisker', { style: { left: pos(st.low), width: ((st.high - st.low) / (hi - lo)) * 100 + '%' } }));
+    }
+    return h('div.metric', { 'data-metric': name },
+      h('div.name', null, name),
+      h('div', null, h('span.big.num', null, statText(st)), h('span.ci.num', null, statCi(st))),
+      h('div.faint', { style: { fontSize: '11.5px' } }, st ? 'n = ' + count(st.n) : ''),
+      meter);
+  }
+  function statCell(st) {
+    return h('td.r.num', null, statText(st), h('span.ci', null, statCi(st)));
+  }
+  function groupTable(title, groups, columns) {
+    const keys = Object.keys(groups || {});
+    if (!keys.length) return null;
+    return h('div', null, h('div.section-title', null, title),
+      h('div.table-wrap', null, h('table', null,
+        h('thead', null, h('tr', null, h('th', null, ''), columns.map(([, label]) => h('th.r', null, label)))),
+        h('tbody', null, keys.map((k) => h('tr', null, h('td', null, k),
+          columns.map(([key]) => (typeof groups[k][key] === 'object' ? statCell(groups[k][key]) : h('td.r.num', null, count(groups[k][key]))))))))));
+  }
+  const GROUP_COLS = [['instructions', 'Instructions'], ['positive_f1', 'Positive F1'], ['negative_f1', 'Negative F1'], ['accuracy', 'Edge accuracy'], ['kendall_tau_b', 'Kendall tau-b']];
+  const AGREE_COLS = [['n', 'Labels'], ['agreement', 'Agreement'], ['kappa', 'Kappa'], ['positive_f1', 'Positive F1'], ['negative_f1', 'Negative F1'], ['mcc', 'MCC']];
+  function agreementMetrics(a) {
+    return h('div.metrics', null,
+      metric('Agreement', a.agreement), metric('Cohen’s kappa', a.kappa, [-1, 1]),
+      metric('Krippendorff’s alpha', a.alpha, [-1, 1]), metric('Sensitivity', a.sensitivity),
+      metric('Specificity', a.specificity), metric('MCC', a.mcc, [-1, 1]));
+  }
+  function positionBlock(p) {
+    const total = p.pairs || 1;
+    const parts = [
+      ['Consistent', p.consistent_wins + p.consistent_ties, '#59a14f'],
+      ['First shown wins both', p.first_position, '#e15759'],
+      ['Second shown wins both', p.second_position, '#f28e2b'],
+      ['Other inconsistent', p.inconsistent - p.first_position - p.second_position, '#bab0ac'],
+    ];
+    return h('div', { 'data-meta': 'position' }, h('div.section-title', null, 'Position bias (pairs judged in both orders)'),
+      h('div.metrics', null,
+        metric('Consistency rate', { value: p.consistency_rate, low: null, high: null, n: p.pairs }),
+        metric('Position bias rate', { value: p.position_bias_rate, low: null, high: null, n: p.pairs })),
+      h('div.stackbar', null, parts.map(([label, n, color]) => h('span', { title: label + ': ' + n, style: { width: (n / total) * 100 + '%', background: color } }))),
+      h('div.keys', null, parts.map(([label, n, color]) => h('span', null, h('i', { style: { background: color } }), label + ' ' + count(n)))));
+  }
+  /** One row per judge: its headline meta-evaluation numbers side by side. */
+  function judgesCompared(judges) {
+    const cols = [
+      ['Kendall τb', (f) => f.meta_report && f.meta_report.overall.kendall_tau_b],
+      ['Edge accuracy', (f) => f.meta_report && f.meta_report.overall.accuracy],
+      ['Positive F1', (f) => f.meta_report && f.meta_report.overall.positive_f1],
+      ['Negative F1', (f) => f.meta_report && f.meta_report.overall.negative_f1],
+      ['Agreement with humans', (f) => f.judge_agreement && f.judge_agreement.agreement],
+      ['Kappa with humans', (f) => f.judge_agreement && f.judge_agreement.kappa],
+      ['Position bias', (f) => f.meta_report && f.meta_report.pairwise
+        && { value: f.meta_report.pairwise.position.position_bias_rate, low: null, high: null }],
+    ];
+    const tau = (f) => { const st = cols[0][1](f); return st && st.value != null ? st.value : -Infinity; };
+    const order = Object.entries(judges).sort((a, b) => tau(b[1]) - tau(a[1]));
+    return card('Judges compared', 'Sorted by Kendall τb; brackets are 95% intervals.', h('div.table-wrap', null, h('table', { 'data-table': 'judges' },
+      h('thead', null, h('tr', null, h('th', null, 'Judge'), cols.map(([label]) => h('th.r', null, label)))),
+      h('tbody', null, order.map(([judge, f]) => h('tr', null, h('td', null, judge),
+        cols.map(([, get]) => statCell(get(f)))))))));
+  }
+
+  function renderJudges(panel) {
+    const meta = DATA.meta;
+    fill(panel, [problemsCard(meta.problems)]);
+    const facts = new Map(FACTS.judges.map((j) => [j.name, j]));
+    if (Object.keys(meta.judges).length > 1) panel.append(judgesCompared(meta.judges));
+    for (const [judge, found] of Object.entries(meta.judges)) {
+      const body = [];
+      const r = found.meta_report;
+      if (r) {
+        body.push(h('div.section-title', null, 'Against gold labels and preferences (IF-RewardBench), ' + count(r.overall.instructions) + ' instructions'),
+          h('div.metrics', null,
+            metric('Positive F1', r.overall.positive_f1), metric('Negative F1', r.overall.negative_f1),
+            metric('Edge accuracy', r.overall.accuracy), metric('Kendall τb', r.overall.kendall_tau_b, [-1, 1])));
+        if (r.agreement) body.push(h('div.section-title', null, 'Label agreement'), agreementMetrics(r.agreement));
+        const u = r.unscored;
+        body.push(h('p.note', null, 'Unscored: ' + count(u.labels) + ' of ' + count(u.total_labels) + ' labels, ' + count(u.responses) + ' of ' + count(u.total_responses) + ' responses without a ranking score, ' + count(u.edges) + ' of ' + count(u.total_edges) + ' edges with an unscored end (counted as ties), ' + count(u.instructions_without_edges) + ' instructions without edges.'));
+        body.push(groupTable('By instruction type', r.by_instruction_type, GROUP_COLS),
+          groupTable('By constraint category (pooled labels)', r.by_category, AGREE_COLS),
+          h('details.more', null, h('summary', null, 'By turns, number of constraints and composition type'),
+            groupTable('By turns', r.by_turns, GROUP_COLS),
+            groupTable('By number of constraints', r.by_constraints, GROUP_COLS),
+            groupTable('By composition type (pooled labels)', r.by_composition, AGREE_COLS)));
+        if (r.pairwise) {
+          const pw = r.pairwise;
+          body.push(h('div.section-title', null, 'Pairwise judging (' + humanize(pw.method) + ')'),
+            h('p.muted', null, count(pw.judgments) + ' judgments, ' + count(pw.unscored) + ' unscored, ' + count(pw.ties) + ' ties, ' + count(pw.unranked_responses) + ' responses unranked.'),
+            h('div.metrics', null,
+              metric('Edge accuracy (both orders)', pw.edges.overall.accuracy), metric('Kendall τb (both orders)', pw.edges.overall.kendall_tau_b, [-1, 1]),
+              metric('Edge accuracy (listwise)', pw.listwise.overall.accuracy), metric('Kendall τb (listwise)', pw.listwise.overall.kendall_tau_b, [-1, 1])),
+            positionBlock(pw.position));
+        }
+      }
+      const a = found.judge_agreement;
+      if (a) {
+        body.push(h('div.section-title', null, 'Against human verdicts, ' + plural(a.n, 'check verdict') + ' over ' + plural(a.clusters, 'item')),
+          agreementMetrics(a),
+          h('p.note', null, count(a.unscored) + ' unscored judge verdicts (counted as wrong), ' + count(a.only_human) + ' human verdicts without a judge verdict, ' + count(a.only_judge) + ' judge verdicts without a human one.'));
+      }
+      const f = facts.get(judge);
+      panel.append(h('div.card', { 'data-judge': judge },
+        h('div.card-head', null, h('h2', null, judge),
+          f ? h('p.muted', null, [f.mode ? 'mode ' + f.mode : null, ...(f.prompts || [])].filter(Boolean).join(' · ')) : null),
+        body));
+    }
+  }
+
+  // ------------------------------------------------------------------ taxonomy
+  function renderTaxonomy(panel) {
+    const tax = DATA.taxonomy;
+    fill(panel, [problemsCard(tax.problems)]);
+    if (!tax.navigations.length) return;
+    const nav = tax.navigations[Math.min(state.nav, tax.navigations.length - 1)];
+    const rankOf = (m) => (nav.profiles[m].overall.rank == null ? Infinity : nav.profiles[m].overall.rank);
+    const models = [...nav.models].sort((a, c) => rankOf(a) - rankOf(c));
+    const children = new Map();
+    const parentOf = (p) => p.split('/').slice(0, -1).join('/');
+    for (const node of nav.nodes) {
+      const parent = parentOf(node.path);
+      if (!children.has(parent)) children.set(parent, []);
+      children.get(parent).push(node);
+    }
+    if (!state.expanded) state.expanded = new Set(nav.nodes.filter((n) => !n.path.includes('/')).map((n) => n.path));
+    const marks = new Map();
+    for (const m of models) {
+      const p = nav.profiles[m];
+      for (const f of p.strengths) marks.set(m + '\u0000' + f.path, 'strength');
+      for (const f of p.weaknesses) marks.set(m + '\u0000' + f.path, 'weakness');
+    }
+    const redraw = () => show('taxonomy', true);
+    const heatCell = (node, m) => {
+      const c = node.cells[m];
+      if (!c || c.mean == null) return h('td.r', null, h('span.heat.faint', null, '–'));
+      const mark = marks.get(m + '\u0000' + node.path);
+      const tip = m + ' at ' + (node.path || 'overall') + ': ' + f3(c.mean) + ' [' + f3(c.low) + ', ' + f3(c.high) + '], n=' + c.n + (c.unscored ? ', ' + c.unscored + ' unscored' : '') + (c.rank != null ? ', rank ' + c.rank : ', not ranked (too few items)') + (mark ? ' · ' + mark : '');
+      return h('td.r', { 'data-model': m },
+        mark ? h('span', { class: 'mark-' + mark, title: mark }, mark === 'strength' ? '▲ ' : '▼ ') : null,
+        h('span.heat', { style: node.status === 'ranked' ? heat(c.mean) : { background: '#f0f2f5', color: '#8a94a3' }, title: tip },
+          (c.mean * 100).toFixed(1), c.rank != null ? h('small', null, '#' + c.rank) : null));
+    };
+    const rows = [];
+    const walk = (parent, depth) => {
+      for (const node of children.get(parent) || []) {
+        const kids = children.get(node.path) || [];
+        const open = state.expanded.has(node.path);
+        const name = node.path.split('/').pop();
+        const desc = tax.descriptions[node.path];
+        rows.push(h('tr', { 'data-path': node.path },
+          h('td', null, h('div.node', { style: { paddingLeft: depth * 18 + 'px' } },
+            kids.length ? h('button.toggle', {
+              type: 'button', 'aria-expanded': String(open), 'aria-label': (open ? 'Collapse ' : 'Expand ') + name,
+              onclick: () => { if (open) state.expanded.delete(node.path); else state.expanded.add(node.path); redraw(); },
+            }, open ? '▾' : '▸') : h('span.spacer'),
+            h('span.name', null, name, desc ? h('span.desc', null, desc) : null))),
+          h('td.r.num', null, count(node.items), node.status !== 'ranked' ? h('span.ci', null, 'too few') : null),
+          models.map((m) => heatCell(node, m)),
+          h('td.r.num', null, node.spread != null ? (node.spread * 100).toFixed(1) : '–')));
+        if (open) walk(node.path, depth + 1);
+      }
+    };
+    walk('', 0);
+    const overallRow = h('tr', { 'data-path': '' }, h('td', null, h('span.name', null, 'Overall')),
+      h('td.r.num', null, count(nav.overall.items)), models.map((m) => heatCell(nav.overall, m)), h('td.r.num', null, '–'));
+    const st = nav.settings;
+    panel.append(h('div.card', null,
+      h('div.card-head', null, h('h2', null, 'Capability taxonomy'),
+        h('div.controls', null,
+          tax.navigations.length > 1 ? h('label.field', null, 'Judge', h('select', { onchange: (e) => { state.nav = +e.target.value; state.expanded = null; redraw(); } },
+            tax.navigations.map((n, i) => h('option', { value: i, selected: i === state.nav }, n.judge)))) : null,
+          h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(nav.nodes.map((n) => n.path)); redraw(); } }, 'Expand all'),
+          h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(); redraw(); } }, 'Collapse all'))),
+      h('p.muted', { style: { margin: '0 0 10px' } }, 'Mean item score ×100 per capability, coloured from low (light) to high (dark), with each model’s rank there. ▲ strength, ▼ weakness: a rank shift beyond ' + st.threshold + ' places with separated ' + Math.round(st.level * 100) + '% intervals. Nodes where a model has fewer than ' + st.min_n + ' scored items are not ranked. Judge ' + nav.judge + (nav.source === 'computed' ? '; computed from the items’ taxonomy tags, unscored items left out.' : '; stored navigation.')),
+      h('div.table-wrap', null, h('table.tree', null,
+        h('thead', null, h('tr', null, h('th', null, 'Capability'), h('th.r', null, 'Items'), models.map((m) => h('th.r.model-head', null, modelLabel(m))), h('th.r', null, 'Spread'))),
+        h('tbody', null, overallRow, rows)))));
+    panel.append(h('div.card', null, h('div.card-head', null, h('h2', null, 'Strengths and weaknesses')),
+      h('div.profiles', null, models.map((m) => profileCard(nav, m)))));
+  }
+  function profileCard(nav, m) {
+    const p = nav.profiles[m];
+    const finding = (f) => h('li', null, h('strong', null, f.path), ' rank ' + f.rank + ' (overall ' + f.overall_rank + '), ' + f3(f.cell.mean) + ' vs ' + f.versus + ' ' + f3(f.versus_cell.mean));
+    const list = (title, cls, found) => [h('div.section-title', { class: cls }, title + ' (' + found.length + ')'),
+      found.length ? h('ul', null, found.map(finding)) : h('p.faint', { style: { margin: '0' } }, 'none')];
+    const unstable = p.instability.filter((i) => i.unstable);
+    return h('div.profile', { 'data-model': m },
+      h('h3', null, modelLabel(m)),
+      h('div.muted', null, 'Overall ' + f3(p.overall.mean) + ' ' + (p.overall.rank != null ? '· rank ' + p.overall.rank + ' of ' + nav.models.length : '· not ranked') + ' · n=' + p.overall.n + (p.overall.unscored ? ' · ' + p.overall.unscored + ' unscored' : '')),
+      list('Strengths', 'mark-strength', p.strengths), list('Weaknesses', 'mark-weakness', p.weaknesses),
+      h('div.section-title', null, 'Unstable parents (' + unstable.length + ')'),
+      unstable.length ? h('ul', null, unstable.map((i) => h('li', null, h('strong', null, i.path), ' σ of children’s ranks ' + i.std.toFixed(2) + ' over ' + i.children))) : h('p.faint', { style: { margin: '0' } }, 'none'));
+  }
+
+  // ------------------------------------------------------------------ items
+  const VERDICTS = [['', 'Any verdict'], ['pass', 'A check passed'], ['fail', 'A check failed'], ['unscored', 'Unscored'], ['error', 'No usable answer']];
+  const VERDICT_BITS = { pass: PASS, fail: FAIL, unscored: UNSCORED, error: ERROR };
+  let itemsView = null;
+
+  function matches(p) {
+    const [, tags, units] = ITEMS[p];
+    if (state.hits && !state.hits[p]) return false;
+    if (state.tag >= 0 && !tags.includes(state.tag)) return false;
+    const mine = state.model >= 0 ? units.filter((u) => u[0] === state.model) : units;
+    if (state.model >= 0 && !mine.length) return false;
+    if (state.verdict && !mine.some((u) => u[1] & VERDICT_BITS[state.verdict])) return false;
+    return true;
+  }
+
+  function renderItems(panel) {
+    const facets = new Map();
+    TAGS.forEach(([facet, value], i) => { if (!facets.has(facet)) facets.set(facet, []); facets.get(facet).push([i, value]); });
+    const status = h('span.muted', { 'data-role': 'status', 'aria-live': 'polite' });
+    const runSearch = debounce(async (value) => {
+      state.q = value.trim();
+      state.page = 0;
+      if (!state.q) { state.hits = null; refreshItems(); return; }
+      status.textContent = 'Searching…';
+      const query = state.q;
+      const hits = await search(query);
+      if (query === state.q) { state.hits = hits; refreshItems(); }
+    }, 250);
+    const onFilter = (key) => (e) => { state[key] = key === 'verdict' ? e.target.value : +e.target.value; state.page = 0; refreshItems(); };
+    const filters = h('div.filters', null,
+      h('label.search', null, 'Search ids, conversations, responses, reasons',
+        h('input', { type: 'search', placeholder: 'Search…', 'data-control': 'search', value: state.q, oninput: (e) => runSearch(e.target.value) })),
+      h('label', null, 'Model', h('select', { 'data-control': 'model', onchange: onFilter('model') },
+        h('option', { value: -1 }, 'All models'), MODELS.map((m, i) => h('option', { value: i, selected: i === state.model }, m)))),
+      h('label', null, 'Verdict', h('select', { 'data-control': 'verdict', onchange: onFilter('verdict') },
+        VERDICTS.map(([v, label]) => h('option', { value: v, selected: v === state.verdict }, label)))),
+      h('label', null, 'Tag', h('select', { 'data-control': 'tag', onchange: onFilter('tag') },
+        h('option', { value: -1 }, 'All tags'),
+        [...facets].map(([facet, values]) => h('optgroup', { label: humanize(facet) },
+          values.map(([i, v]) => h('option', { value: i, selected: i === state.tag }, v)))))));
+    const prev = h('button.btn', { type: 'button', 'data-act': 'prev', onclick: () => { state.page--; refreshItems(); } }, '‹ Prev');
+    const next = h('button.btn', { type: 'button', 'data-act': 'next', onclick: () => { state.page++; refreshItems(); } }, 'Next ›');
+    const pageLabel = h('span.num', { 'data-role': 'page' });
+    const list = h('div.list', { 'data-role': 'list' });
+    const detail = h('div.detail', { 'data-role': 'detail' });
+    const split = h('div.split', null, h('div.list-pane', null,
+      h('div.pager', null, status, h('div.pages', null, prev, pageLabel, next)), list), detail);
+    panel.append(h('div.card', null, filters), split);
+    itemsView = { status, prev, next, pageLabel, list, detail, split };
+    refreshItems();
+  }
+
+  function unitChip(u) {
+    const model = MODELS[u[0]];
+    const j = boardJudge();
+    const score = j >= 0 ? u[2 + j] : null;
+    let label, cls = 'chip.score';
+    if (u[1] & ERROR) { label = 'no answer'; cls = 'chip.error'; }
+    else if (j >= 0 && score == null) { label = 'unscored'; cls = 'chip.unscored'; }
+    else label = score == null ? 'not judged' : (score * 100).toFixed(0);
+    return h('span.' + cls, { title: model + ': ' + label }, h('span.dot', { style: { background: colorOf(model) } }), label);
+  }
+
+  function refreshItems() {
+    if (!itemsView) return;
+    const v = itemsView;
+    const found = [];
+    for (let p = 0; p < ITEMS.length; p++) if (matches(p)) found.push(p);
+    const pages = Math.max(1, Math.ceil(found.length / PAGE_SIZE));
+    state.page = Math.max(0, Math.min(state.page, pages - 1));
+    const start = state.page * PAGE_SIZE;
+    const shown = found.slice(start, start + PAGE_SIZE);
+    v.status.textContent = found.length
+      ? 'Items ' + count(start + 1) + '–' + count(start + shown.length) + ' of ' + count(found.length) + (found.length < ITEMS.length ? ' (filtered from ' + count(ITEMS.length) + ')' : '')
+      : 'No items match.';
+    v.pageLabel.textContent = 'Page ' + count(state.page + 1) + ' of ' + count(pages);
+    v.prev.disabled = state.page === 0;
+    v.next.disabled = state.page >= pages - 1;
+    const first = ['scenario', 'task'];
+    const order = (facet) => (first.includes(facet) ? first.indexOf(facet) : first.length);
+    v.list.replaceChildren(...shown.map((p) => {
+      const [id, tags, units] = ITEMS[p];
+      const mine = state.model >= 0 ? units.filter((u) => u[0] === state.model) : units;
+      const chosen = tags.map((t) => TAGS[t]).sort((a, b) => order(a[0]) - order(b[0])).slice(0, 3);
+      return h('button.row', {
+        type: 'button', 'data-pos': p, 'aria-current': String(p === state.open),
+        onclick: () => go('items/' + p),
+      }, h('div.row-head', null, h('span.id', null, id),
+        chosen.map(([facet, value]) => h('span.chip', { title: facet }, value))),
+      h('div.chips', null, mine.map(unitChip)));
+    }));
+    v.split.classList.toggle('open', state.open != null);
+    renderDetail();
+  }
+
+  let detailToken = 0;
+  async function renderDetail() {
+    const v = itemsView;
+    const p = state.open;
+    const token = ++detailToken;
+    if (p == null) {
+      v.detail.replaceChildren(h('div.card', null, h('p.empty', null, 'Choose an item to see its conversation, responses and verdicts.')));
+      return;
+    }
+    v.detail.replaceChildren(h('div.card', null, h('p.empty', null, 'Loading…')));
+    let rec;
+    try {
+      [rec] = await records([p]);
+    } catch (err) {
+      v.detail.replaceChildren(h('div.card', null, h('p.flag', null, 'Could not load the item: ' + err.message)));
+      return;
+    }
+    if (token !== detailToken) return;
+    v.detail.replaceChildren(itemDetail(p, rec));
+    if (window.matchMedia('(max-width: 900px)').matches) v.split.scrollIntoView({ block: 'start' });
+  }
+
+  const RULES = {
+    weighted: 'score = sum of the weights of the passed checks',
+    any: 'score = 1 if any check passes (the checks are alternatives)',
+    all: 'score = 1 only if every check passes',
+    mean: 'score = share of checks passed',
+  };
+
+  function itemDetail(p, rec) {
+    const [id, tags, units] = ITEMS[p];
+    const back = h('button.btn.back', { type: 'button', onclick: () => go('items') }, '‹ Back to the list');
+    const head = h('div.card', { 'data-item': id }, back,
+      h('h2', null, id),
+      h('div.chips', null, tags.map((t) => h('span.chip', null, TAGS[t][0] + ': ' + TAGS[t][1]))),
+      h('p.note', null, 'Rule ' + rec.rule + ': ' + (RULES[rec.rule] || '')),
+      h('div.section-title', null, 'Conversation'),
+      rec.messages.map((m) => h('div.msg', { class: m.role }, h('div.role', null, m.role), h('pre.text', null, m.text))),
+      rec.reference != null ? h('details', null, h('summary', null, 'Reference answer'), h('pre', null, rec.reference)) : null,
+      h('details.checklist', { open: !JUDGES.length || !rec.responses.length },
+        h('summary', null, 'Checklist: ' + plural(rec.checks.length, 'check') + ' with weights and sources'),
+        h('div.table-wrap', null, h('table', null,
+        h('thead', null, h('tr', null, h('th', null, 'Check'), h('th', null, 'Requirement'), h('th.r', null, 'Weight'), h('th', null, 'Source'))),
+        h('tbody', null, rec.checks.map((c) => h('tr', null, h('td.mono', null, c.id), h('td', null, c.text), h('td.r.num', null, c.weight == null ? '–' : c.weight), h('td.faint', null, c.source))))))));
+    const responses = rec.responses.filter((r) => state.model < 0 || r.model === state.model);
+    const unitOf = new Map(units.map((u) => [u[0], u]));
+    return h('div', null, head, h('div.card', null,
+      h('div.section-title', { style: { marginTop: '0' } }, 'Responses (' + responses.length + ')'),
+      responses.length ? responses.map((r) => responseBlock(rec, r, unitOf.get(r.model))) : h('p.muted', null, 'No responses.')));
+  }
+
+  /** One judge's verdict on one check: badge, P(yes), reason, and the raw answer if unscored. */
+  function verdictLine(judge, v) {
+    const badge = !v ? h('span.verdict', null, 'NONE') : v.passed === 1 ? h('span.verdict.yes', null, 'YES')
+      : v.passed === 0 ? h('span.verdict.no', null, 'NO') : h('span.verdict.unscored', null, 'UNSCORED');
+    return h('div.vjudge', { 'data-judge': judge },
+      h('div.vmark', null, JUDGES.length > 1 ? h('span.jname', null, judge) : null, badge,
+        v && v.pYes != null ? h('span.ci', null, 'P(yes) ' + v.pYes.toFixed(2)) : null),
+      h('div', null, h('div.reason', null, v ? v.reason || '' : 'no verdict'),
+        v && v.raw != null ? h('details', null, h('summary', null, 'Judge’s raw answer'), h('pre', null, v.raw)) : null));
+  }
+
+  function responseBlock(rec, r, unit) {
+    const model = MODELS[r.model];
+    const scores = JUDGES.map((judge, j) => [judge, unit ? unit[2 + j] : null]);
+    const flagged = unit && (unit[1] & (UNSCORED | ERROR));
+    const body = [];
+    if (r.error != null) body.push(h('div.error-box', null, 'No usable answer: ' + r.error));
+    if (r.content != null) {
+      const text = h('pre.text', { 'data-role': 'response' }, r.content);
+      body.push(text);
+      if (r.content.length > 1200) {
+        text.classList.add('clamp');
+        body.push(h('button.linkish', { type: 'button', onclick: (e) => { text.classList.toggle('clamp'); e.target.textContent = text.classList.contains('clamp') ? 'Show all' : 'Show less'; } }, 'Show all'));
+      }
+    }
+    if (!JUDGES.length) body.push(h('p.note', null, 'Not judged yet.'));
+    const byJudge = JUDGES.map((judge, j) => new Map(r.verdicts.filter((v) => v.judge === j).map((v) => [v.check, v])));
+    JUDGES.forEach((judge, j) => {
+      const unscored = rec.checks.filter((c, k) => !byJudge[j].has(k) || byJudge[j].get(k).passed == null).length;
+      if (unscored && r.error == null) {
+        body.push(h('div.flag', null, 'Unscored by ' + judge + ': ' + plural(unscored, 'check') + ' without a usable verdict.'));
+      }
+    });
+    if (JUDGES.length) {
+      body.push(h('div.section-title', null, JUDGES.length > 1 ? 'Verdicts' : 'Verdicts · ' + JUDGES[0]),
+        h('div.verdicts', null, rec.checks.map((c, k) => h('div.vrow', { 'data-check': c.id },
+          h('div.req', null, h('span.mono.faint', null, c.id + ' '), c.text, c.weight != null ? h('span.faint', null, ' · weight ' + c.weight) : null),
+          JUDGES.map((judge, j) => verdictLine(judge, byJudge[j].get(k)))))));
+    }
+    return h('div.response', { class: flagged ? 'flagged' : null, 'data-model': model },
+      h('div.response-head', null, h('strong', null, modelLabel(model)),
+        h('span.chips', null, scores.map(([judge, sc]) => h('span.chip', { class: sc == null ? 'unscored' : 'score', title: judge }, (JUDGES.length > 1 ? judge + ' ' : '') + (sc == null ? 'unscored' : 'score ' + (sc * 100).toFixed(1)))),
+          h('span.chip', null, count(r.prompt) + ' + ' + count(r.completion) + ' tokens'),
+          r.latency ? h('span.chip', null, r.latency.toFixed(2) + ' s') : null)),
+      body);
+  }
+
+  // ------------------------------------------------------------------ run facts
+  function renderRun(panel) {
+    const f = FACTS;
+    const facts = h('dl.kv', null,
+      [['Run', f.run], ['Directory', f.path], ['Benchmark', f.benchmark == null ? '–' : String(f.benchmark)],
+        ['Report made', f.generated], ['Items', count(f.items) + ' (' + plural(f.checks, 'check') + ')'],
+        ['Unscored items', f.policy === 'zero' ? 'count as 0' : 'are left out']]
+        .map(([k, val]) => [h('dt', null, k), h('dd', null, val)]));
+    const warnCell = (n) => h('td.r.num', { class: n ? 'warn-num' : 'zero' }, count(n));
+    const models = h('table', null,
+      h('thead', null, h('tr', null, h('th', null, 'Model'), h('th.r', null, 'Responses'),
+        h('th.r', null, 'No answer'), f.judges.map((j) => h('th.r', null, 'Unscored · ' + j.name)))),
+      h('tbody', null, f.models.map((m) => h('tr', null,
+        h('td', null, modelLabel(m.name)), h('td.r.num', null, count(m.responses)), warnCell(m.errors),
+        f.judges.map((j) => warnCell(j.unscored_items[m.name] || 0))))));
+    const judges = f.judges.length ? h('table', null,
+      h('thead', null, h('tr', null, h('th', null, 'Judge'), h('th', null, 'Mode'), h('th', null, 'Prompts'),
+        h('th.r', null, 'Verdicts'), h('th.r', null, 'Unscored verdicts'))),
+      h('tbody', null, f.judges.map((j) => h('tr', null,
+        h('td', null, j.name), h('td', null, j.mode || '–'),
+        h('td', null, j.prompts.length ? j.prompts.map((p) => h('span.chip', null, p)) : '–'),
+        h('td.r.num', null, count(j.verdicts)), warnCell(j.unscored_verdicts)))))
+      : h('p.muted', null, 'Not judged yet.');
+    panel.append(
+      h('div.grid-2', null, card('Run', null, facts),
+        card('Judges', 'Prompt versions as recorded by the judge stage.', h('div.table-wrap', null, judges))),
+      h('div.stack', { style: { marginTop: '18px' } },
+        card('Models', null, h('div.table-wrap', null, models)), usageCard(f)));
+  }
+
+  function usageCard(f) {
+    const priced = Object.keys(f.prices).length > 0;
+    const roles = [...new Set(f.usage.map((u) => u.role))];
+    const rows = [];
+    const total = { calls: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, time_s: 0, cost: 0 };
+    let costKnown = true;  // every row priced
+    const line = (label, u, cls, model) => h('tr', { class: cls },
+      h('td', null, label), h('td', null, model ? modelLabel(model) : ''),
+      ['calls', 'errors', 'prompt_tokens', 'completion_tokens'].map((k) => h('td.r.num', { class: k === 'errors' && u[k] ? 'warn-num' : null }, count(u[k]))),
+      h('td.r.num', null, seconds(u.time_s)),
+      priced ? h('td.r.num', { title: u.partial ? 'some models have no price' : null }, u.cost == null ? '–' : (u.partial ? '≥ ' : '') + money(u.cost)) : null);
+    for (const role of roles) {
+      const mine = f.usage.filter((u) => u.role === role);
+      const sub = { calls: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, time_s: 0, cost: 0 };
+      let known = true;
+      for (const u of mine) {
+        rows.push(line(role, u, null, u.model));
+        for (const k of ['calls', 'errors', 'prompt_tokens', 'completion_tokens', 'time_s']) { sub[k] += u[k]; total[k] += u[k]; }
+        if (u.cost == null) known = false; else { sub.cost += u.cost; total.cost += u.cost; }
+      }
+      if (!known) { sub.partial = true; costKnown = false; }
+      if (mine.length > 1) rows.push(line(role + ' total', sub, 'subtotal'));
+    }
+    if (!costKnown) total.partial = true;
+    if (roles.length > 1) rows.push(line('All roles', total, 'subtotal'));
+    const notes = [];
+    notes.push('Call time adds up the latency of every call; calls run concurrently, so the run took less wall time.');
+    if (priced) {
+      notes.push('Cost from the --price table (USD per million input, output tokens): ' + Object.entries(f.prices).map(([m, [i, o]]) => m + ' ' + i + ', ' + o).join('; ') + '.');
+      if (f.unpriced.length) notes.push('No price given for: ' + f.unpriced.join(', ') + '.');
+      if (f.unused_prices.length) notes.push('Priced but not in this run: ' + f.unused_prices.join(', ') + '.');
+    } else notes.push('Add --price MODEL=INPUT,OUTPUT (USD per million tokens) to see costs.');
+    return card('Tokens, time and cost per role', null,
+      f.usage.length ? h('div.table-wrap', null, h('table', { 'data-table': 'usage' },
+        h('thead', null, h('tr', null, ['Role', 'Model', 'Calls', 'Failed', 'Prompt tokens', 'Completion tokens', 'Call time'].map((t, i) => h(i > 1 ? 'th.r' : 'th', null, t)), priced ? h('th.r', null, 'Cost') : null)),
+        h('tbody', null, rows))) : h('p.muted', null, 'No model calls recorded in this run.'),
+      notes.map((n) => h('p.note', null, n)));
+  }
+
+  // ------------------------------------------------------------------ start
+  shell();
+  window.addEventListener('hashchange', route);
+  route();
+  performance.mark('cb-rendered');
+})();

@@ -1,0 +1,79 @@
+"""The run facts section: what was run, by whom, with which prompts, at what cost."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from typing import Any
+
+from checkbench.report.run import RunData
+
+
+def _usage(run: RunData) -> list[dict[str, Any]]:
+    """Calls, failures, tokens, call time and (when priced) cost per role and model."""
+    rows = []
+    for row in run.store.usage():
+        price = run.options.prices.get(row.model)
+        rows.append(
+            {
+                "role": row.role,
+                "model": row.model,
+                "calls": row.calls,
+                "errors": row.errors,
+                "prompt_tokens": row.prompt_tokens,
+                "completion_tokens": row.completion_tokens,
+                "time_s": round(row.latency_s, 3),
+                "cost": price.cost(row.prompt_tokens, row.completion_tokens) if price else None,
+            }
+        )
+    return rows
+
+
+def _judges(run: RunData) -> list[dict[str, Any]]:
+    """Each judge's mode and prompt versions (recorded by the judge stage), verdict counts and
+    unscored items per model."""
+    recorded = run.store.get_meta("judges", {})
+    judges = []
+    for judge in run.judges:
+        verdicts = run.verdicts[judge]
+        info = recorded.get(judge, {})
+        judges.append(
+            {
+                "name": judge,
+                "mode": info.get("mode"),
+                "prompts": info.get("prompts", []),
+                "verdicts": len(verdicts),
+                "unscored_verdicts": sum(v.passed is None for v in verdicts),
+                "unscored_items": {
+                    model: sum(score is None for score in scores.values())
+                    for model, scores in run.scores[judge].items()
+                },
+            }
+        )
+    return judges
+
+
+def run_facts(run: RunData) -> dict[str, Any]:
+    """Models, judges, prompt versions, usage and cost per role, and what went unanswered."""
+    answered: Counter[str] = Counter()
+    errors: dict[str, int] = defaultdict(int)
+    for response in run.responses:
+        answered[response.model] += 1
+        errors[response.model] += response.error is not None
+    usage = _usage(run)
+    used = {row["model"] for row in usage}
+    return {
+        "run": run.store.run_dir.name,
+        "path": str(run.store.run_dir.resolve()),
+        "benchmark": run.store.get_meta("benchmark"),
+        "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "policy": run.options.policy,
+        "items": len(run.items),
+        "checks": sum(len(item.checklist) for item in run.items),
+        "models": [{"name": m, "responses": answered[m], "errors": errors[m]} for m in run.models],
+        "judges": _judges(run),
+        "usage": usage,
+        "prices": {m: [p.input, p.output] for m, p in run.options.prices.items()},
+        "unpriced": sorted(used - set(run.options.prices)) if run.options.prices else [],
+        "unused_prices": sorted(set(run.options.prices) - used),
+    }

@@ -1,0 +1,107 @@
+"""The leaderboard section: one board per judge, with 95% intervals and breakdowns.
+
+FB-Bench runs (every item tagged with one scenario, EC or RM, and one task) get exactly the
+numbers of `checkbench leaderboard --json`, from `api.leaderboard`. Other runs get the mean
+item score per model with its interval, broken down by each tag facet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checkbench import api
+from checkbench.report.run import RunData
+from checkbench.schema import Item
+from checkbench.scoring import EC, RM, facet_breakdown, summarize
+
+FBBENCH_COLUMNS = [
+    ["overall", "Overall"],
+    ["error_correction", "Error correction"],
+    ["response_maintenance", "Response maintenance"],
+]
+MEAN_COLUMNS = [["overall", "Score"]]
+MAX_FACET_VALUES = 40
+"""A facet with more values than this (ids, free text) is not a useful breakdown."""
+SKIPPED_FACETS = {"taxonomy"}
+"""Facets with their own section."""
+
+
+def is_fbbench(items: list[Item]) -> bool:
+    """Whether every item carries the scenario and task tags the FB-Bench scores group by."""
+    return bool(items) and all(
+        item.tag("scenario") in ([EC], [RM]) and len(item.tag("task")) == 1 for item in items
+    )
+
+
+def _fbbench_board(run: RunData, judge: str) -> dict[str, Any]:
+    board = api.leaderboard(run.store.run_dir, judge=judge, policy=run.options.policy)
+    return {
+        "judge": judge,
+        "kind": "fb-bench",
+        "policy": board.policy,
+        "columns": FBBENCH_COLUMNS,
+        "rows": [row.model_dump(mode="json") for row in board.rows],
+        "breakdowns": {
+            model: {
+                scope: {
+                    facet: {value: cell.model_dump(mode="json") for value, cell in table.items()}
+                    for facet, table in tables.items()
+                }
+                for scope, tables in scopes.items()
+            }
+            for model, scopes in board.breakdowns.items()
+        },
+    }
+
+
+def _facets(items: list[Item]) -> list[str]:
+    values: dict[str, set[str]] = {}
+    for item in items:
+        for facet, tags in item.tags.items():
+            values.setdefault(facet, set()).update(tags)
+    return sorted(
+        facet
+        for facet, seen in values.items()
+        if facet not in SKIPPED_FACETS and 1 < len(seen) <= MAX_FACET_VALUES
+    )
+
+
+def _mean_board(run: RunData, judge: str) -> dict[str, Any]:
+    policy = run.options.policy
+    facets = _facets(run.items)
+    rows, breakdowns = [], {}
+    for model, scores in run.scores[judge].items():
+        cell = summarize(list(scores.values()), policy)
+        rows.append(
+            {
+                "model": model,
+                "overall": cell.score,
+                "overall_ci": cell.ci,
+                "n": cell.n,
+                "unscored": cell.unscored,
+            }
+        )
+        breakdowns[model] = {
+            "all": {
+                facet: {
+                    value: group.model_dump(mode="json")
+                    for value, group in facet_breakdown(run.items, scores, facet, policy).items()
+                }
+                for facet in facets
+            }
+        }
+    rows.sort(key=lambda row: (row["overall"] is None, -(row["overall"] or 0.0), row["model"]))
+    return {
+        "judge": judge,
+        "kind": "mean",
+        "policy": policy,
+        "columns": MEAN_COLUMNS,
+        "rows": rows,
+        "breakdowns": breakdowns,
+    }
+
+
+def leaderboards(run: RunData) -> list[dict[str, Any]]:
+    """One leaderboard per judge (none before anything is judged)."""
+    board = _fbbench_board if is_fbbench(run.items) else _mean_board
+    return [board(run, judge) for judge in run.judges]

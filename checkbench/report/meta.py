@@ -1,0 +1,36 @@
+"""The judge meta-evaluation section: what the run store holds about its judges' quality.
+
+Read from store records (`RunStore.put_record(kind, judge, report.model_dump(mode="json"))`):
+- kind "meta_report": a `checkbench.meta.MetaReport` (IF-RewardBench: F1 per class, edge
+  accuracy, Kendall tau_b, breakdowns, and for a pairwise judge its position consistency);
+- kind "judge_agreement": a `checkbench.meta.VerdictAgreement` (verdicts against human ones:
+  agreement, kappa, alpha, sensitivity, specificity, MCC).
+A record that does not validate is listed as a problem on the page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from checkbench.meta import MetaReport, VerdictAgreement
+from checkbench.report.records import stored_records
+from checkbench.report.run import RunData
+
+META_REPORT = "meta_report"
+JUDGE_AGREEMENT = "judge_agreement"
+KINDS: dict[str, type[BaseModel]] = {META_REPORT: MetaReport, JUDGE_AGREEMENT: VerdictAgreement}
+
+
+def meta_section(run: RunData) -> dict[str, Any] | None:
+    """Per judge, its stored meta-evaluation results; None when the run holds none."""
+    problems: list[str] = []
+    judges: dict[str, dict[str, Any]] = {}
+    for kind, model in KINDS.items():
+        records = stored_records(run.store, kind, model, problems, only=run.options.judge)
+        for key, record in records.items():
+            judges.setdefault(key, {})[kind] = record.model_dump(mode="json")
+    if not judges and not problems:
+        return None
+    return {"judges": judges, "problems": problems}

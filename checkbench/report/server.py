@@ -1,0 +1,126 @@
+"""`checkbench view`: the report served on the loopback interface, item records fetched page
+by page instead of embedded, for runs too large for one file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from checkbench.errors import InputError
+from checkbench.report.build import build_report
+from checkbench.report.items import ItemDetails
+from checkbench.report.page import render_page
+from checkbench.report.run import ReportOptions
+from checkbench.store import RunStore
+
+HOST = "127.0.0.1"
+MAX_PAGE = 200
+"""Most item records one request may ask for."""
+MAX_QUERY = 500
+
+
+class _BadRequest(Exception):
+    pass
+
+
+def _positions(query: dict[str, list[str]], count: int) -> list[int]:
+    """The `at` parameter: comma-separated item positions, each in range."""
+    try:
+        positions = [int(part) for part in query.get("at", [""])[0].split(",") if part]
+    except ValueError:
+        raise _BadRequest("at: expected comma-separated integers") from None
+    if not positions or len(positions) > MAX_PAGE:
+        raise _BadRequest(f"at: give 1 to {MAX_PAGE} positions")
+    if any(not 0 <= p < count for p in positions):
+        raise _BadRequest(f"at: positions must lie in [0, {count})")
+    return positions
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """GET / (the page), /api/items?at=P,Q,... (records), /api/search?q=TEXT (positions)."""
+
+    page: bytes
+    details: ItemDetails
+    policy: str
+    allowed_hosts: set[str]
+
+    def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+        if self.headers.get("Host", "") not in self.allowed_hosts:
+            self._send(HTTPStatus.FORBIDDEN, b"unknown host", "text/plain")
+            return
+        url = urlsplit(self.path)
+        query = parse_qs(url.query)
+        try:
+            if url.path in ("/", "/index.html"):
+                self._send(HTTPStatus.OK, self.page, "text/html; charset=utf-8")
+            elif url.path == "/api/items":
+                self._json(self.details.records(_positions(query, len(self.details))))
+            elif url.path == "/api/search":
+                text = query.get("q", [""])[0]
+                if not text or len(text) > MAX_QUERY:
+                    raise _BadRequest(f"q: give 1 to {MAX_QUERY} characters")
+                self._json({"positions": self.details.search(text)})
+            else:
+                self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain")
+        except _BadRequest as exc:
+            self._send(HTTPStatus.BAD_REQUEST, str(exc).encode(), "text/plain")
+
+    def _json(self, value: Any) -> None:
+        body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+        self._send(HTTPStatus.OK, body, "application/json")
+
+    def _send(self, status: HTTPStatus, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Content-Security-Policy", self.policy)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        """Quiet: the terminal shows the address, not every request."""
+
+
+def serve(
+    run_dir: str | Path,
+    options: ReportOptions | None = None,
+    *,
+    port: int = 8765,
+    ready: Callable[[str], None] = print,
+) -> None:
+    """Serve the run's report on http://127.0.0.1:PORT/ until interrupted (Ctrl-C)."""
+    with RunStore.existing(run_dir) as store:
+        report = build_report(store, options)
+    page = render_page(report.data)
+    try:
+        server = ThreadingHTTPServer((HOST, port), _Handler)
+    except OSError as exc:
+        raise InputError(
+            f"cannot listen on {HOST}:{port} ({exc.strerror})", field="--port"
+        ) from None
+    bound = server.server_address[1]
+    server.RequestHandlerClass = type(
+        "ReportHandler",
+        (_Handler,),
+        {
+            "page": page.html.encode(),
+            "details": report.details,
+            "policy": page.policy + "; frame-ancestors 'none'",
+            "allowed_hosts": {f"{HOST}:{bound}", f"localhost:{bound}"},
+        },
+    )
+    ready(f"http://{HOST}:{bound}/")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

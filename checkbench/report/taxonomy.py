@@ -1,0 +1,66 @@
+"""The capability taxonomy section (SCAN navigation): per node, each model's score, interval
+and rank, and each model's strengths, weaknesses and unstable parents.
+
+Sources, per judge: a stored `Navigation` (record kind "navigation", key = judge), else one
+computed here from the items' `taxonomy` tags and the judge's item scores (unscored items are
+left out and counted, whatever the leaderboard's policy). With a tree (`--taxonomy FILE`, else
+the record of kind "taxonomy", key "tree") it is computed as `checkbench taxonomy navigate`
+does (`navigate_items`, on the pruned tree), which adds node descriptions and the nodes no item
+reached; tags must then be paths of that tree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checkbench.errors import InputError
+from checkbench.report.records import stored_records
+from checkbench.report.run import RunData
+from checkbench.taxonomy.navigate import (
+    TAXONOMY_FACET,
+    Navigation,
+    navigate,
+    navigate_items,
+    taxonomy_tags,
+)
+from checkbench.taxonomy.prune import prune
+from checkbench.taxonomy.tree import Taxonomy
+
+NAVIGATION = "navigation"
+TAXONOMY = "taxonomy"
+TREE_KEY = "tree"
+
+
+def _navigation(run: RunData, judge: str, tree: Taxonomy | None) -> Navigation:
+    scores = run.scores[judge]
+    if tree is None:
+        return navigate(scores, taxonomy_tags(run.items))
+    return navigate_items(run.items, scores, tree)
+
+
+def taxonomy_section(run: RunData) -> dict[str, Any] | None:
+    """Navigation per judge with node descriptions; None when the run has no taxonomy data."""
+    problems: list[str] = []
+    tree = run.options.taxonomy or stored_records(
+        run.store, TAXONOMY, Taxonomy, problems, only=TREE_KEY
+    ).get(TREE_KEY)
+    stored = stored_records(run.store, NAVIGATION, Navigation, problems, only=run.options.judge)
+    tagged = any(item.tag(TAXONOMY_FACET) for item in run.items)
+    boards = [
+        {"judge": key, "source": "stored", **navigation.model_dump(mode="json")}
+        for key, navigation in stored.items()
+    ]
+    for judge in run.judges:
+        if judge in stored or not tagged or not run.scores[judge]:
+            continue
+        try:
+            navigation = _navigation(run, judge, tree)
+        except InputError as exc:
+            problems.append(f"navigation for judge '{judge}' not computed: {exc}")
+            continue
+        boards.append({"judge": judge, "source": "computed", **navigation.model_dump(mode="json")})
+    if not boards and not problems:
+        return None
+    shown = prune(tree).taxonomy if tree else None
+    descriptions = {path: node.description for path, node in shown.walk()} if shown else {}
+    return {"navigations": boards, "descriptions": descriptions, "problems": problems}

@@ -5,6 +5,7 @@ must stay text."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,6 +54,10 @@ def report(run: Expected) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium")
+        pytest.skip("the browser tests need Debian's chromium (apt-get install chromium)")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         yield browser

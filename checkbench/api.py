@@ -3,36 +3,74 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import TypeVar
 
 from checkbench.benchmarks import load_items
+from checkbench.build.bench_scores import BenchScores, CheckMode, bench_scores
+from checkbench.build.difficulty import DifficultyReport, keep_difficult
+from checkbench.build.pipeline import BuildSpec, build_benchmark
+from checkbench.build.rank_agreement import load_reference
+from checkbench.build.report import BuildReport
 from checkbench.calls import Caller
 from checkbench.datasets.fbbench import load_fbbench_judgment_dir
 from checkbench.errors import InputError
 from checkbench.generate import GenerationSettings, generate_responses
+from checkbench.jsonl import write_jsonl
 from checkbench.stage import StageSummary
 
 __all__ = [
+    "BenchScores",
+    "BuildReport",
+    "BuildSpec",
+    "DifficultyReport",
     "GenerationSettings",
     "JudgeSettings",
+    "MetaRun",
+    "MetaSettings",
     "ModelOptions",
     "StageSummary",
+    "build",
+    "filter_by_difficulty",
     "generate",
     "import_fbbench_judgments",
     "judge",
+    "judge_agreement",
     "leaderboard",
+    "meta_report",
+    "meta_run",
     "prepare_run",
+    "report",
     "run",
+    "score",
+    "view",
 ]
 from checkbench.judges.checklist import JudgeSettings, judge_name
+from checkbench.judges.pc2 import PC2Result, PC2Settings, load_preferences, pc2_evaluate
 from checkbench.judges.stage import judge_responses
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend
+from checkbench.meta.human import judge_agreement
+from checkbench.meta.run import MetaRun, MetaSettings, meta_report, meta_run
 from checkbench.progress import ProgressSink
-from checkbench.scoring import FBBenchLeaderboard, ScoreSource, UnscoredPolicy, fbbench_leaderboard
+from checkbench.scoring import (
+    FBBenchLeaderboard,
+    ScoreSource,
+    UnscoredPolicy,
+    fbbench_leaderboard,
+    score_responses,
+)
 from checkbench.stats import DEFAULT_SEED
 from checkbench.store import RunStore
+from checkbench.taxonomy.builder import BuildResult, BuildSettings, build_taxonomy
+from checkbench.taxonomy.domains import seed_taxonomy
+from checkbench.taxonomy.navigate import Navigation, NavigationSettings, navigate_items
+from checkbench.taxonomy.realmix import MixResult, MixSettings, realmix
+from checkbench.taxonomy.tagging import TagResult, TagSettings, tag_items
+from checkbench.taxonomy.tree import load_taxonomy, save_taxonomy
 
 
 async def _close_all(backends: Sequence[ChatBackend]) -> None:
@@ -170,3 +208,286 @@ def import_fbbench_judgments(directory: str | Path, run_dir: str | Path) -> dict
                 store.put_response(response)
         store.put_verdicts(verdicts)
     return {"items": len(items), "responses": len(responses), "verdicts": len(verdicts)}
+
+
+def report(
+    run_dir: str | Path,
+    out: str | Path | None = None,
+    *,
+    judge: str | None = None,
+    policy: UnscoredPolicy = "zero",
+    prices: Sequence[str] = (),
+    taxonomy: str | Path | None = None,
+) -> Path:
+    """Write the run's self-contained HTML report (default RUN_DIR/report.html); `prices` are
+    "MODEL=INPUT,OUTPUT" in USD per million tokens. Returns the file written."""
+    from checkbench.report import report_options, write_report  # (they import this module)
+
+    return write_report(run_dir, out, report_options(judge, policy, prices, taxonomy))
+
+
+def view(
+    run_dir: str | Path,
+    *,
+    port: int = 8765,
+    judge: str | None = None,
+    policy: UnscoredPolicy = "zero",
+    prices: Sequence[str] = (),
+    taxonomy: str | Path | None = None,
+    ready: Callable[[str], None] = print,
+) -> None:
+    """Serve the report on http://127.0.0.1:PORT/ (item pages fetched on demand) until
+    interrupted; `ready` receives the address once the server listens."""
+    from checkbench.report import report_options, serve  # (they import this module)
+
+    serve(run_dir, report_options(judge, policy, prices, taxonomy), port=port, ready=ready)
+
+
+# ---------------------------------------------------------------- build: benchmarks from logs
+
+
+def build(
+    spec: BuildSpec,
+    run_dir: str | Path,
+    bench: str | Path,
+    *,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> BuildReport:
+    """Turn conversation logs into a benchmark (Conv-to-Bench, or FB-Bench-style curation with
+    `spec.mode="feedback"`); the stage records and the report go to `run_dir`."""
+    return build_benchmark(spec, run_dir, bench, options=options, progress=progress)
+
+
+def filter_by_difficulty(
+    bench: str | Path,
+    weak_models: Sequence[str],
+    judge_model: str,
+    out: str | Path,
+    *,
+    run_dir: str | Path | None = None,
+    fmt: str = "auto",
+    settings: GenerationSettings | None = None,
+    judge_settings: JudgeSettings | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> DifficultyReport:
+    """Write to `out` the items of `bench` that not every weak model answers with full score.
+
+    The weak models answer and the judge judges in `run_dir` (a temporary directory unless
+    given; give one to resume an interrupted filter)."""
+    items = load_items(bench, fmt)
+    judge_settings = judge_settings or JudgeSettings()
+    judge_id = judge_name(open_backend(judge_model, options), judge_settings)
+    weak = [open_backend(spec, options).name for spec in weak_models]
+    ids = {item.id for item in items}
+    with _work_dir(run_dir) as work:
+        generate(
+            bench, weak_models, work, fmt=fmt, settings=settings, options=options, progress=progress
+        )
+        judge(work, judge_model, settings=judge_settings, options=options, progress=progress)
+        with RunStore.existing(work) as store:
+            responses = [r for r in store.responses() if r.item_id in ids]
+            kept, report = keep_difficult(
+                items, responses, store.verdicts(judge_id), weak, judge_id
+            )
+    write_jsonl(out, kept)
+    return report
+
+
+def _work_dir(run_dir: str | Path | None) -> AbstractContextManager[str | Path]:
+    if run_dir is not None:
+        return nullcontext(run_dir)
+    return tempfile.TemporaryDirectory(prefix="checkbench-difficulty-")
+
+
+def score(
+    run_dir: str | Path,
+    *,
+    judge: str | None = None,
+    checks: CheckMode = "all",
+    reference: str | Path | None = None,
+    policy: UnscoredPolicy = "exclude",
+    seed: int = DEFAULT_SEED,
+) -> BenchScores:
+    """Conv-to-Bench scores of a run: per model, the mean over instructions of the mean of
+    their checks (instruction-derived checks only, or all), with cluster bootstrap intervals;
+    with a reference leaderboard file, the rank correlations with it."""
+    leaderboard_scores = load_reference(reference) if reference is not None else None
+    with RunStore.existing(run_dir) as store:
+        chosen = _pick_judge(store, judge)
+        return bench_scores(
+            store.items(),
+            store.responses(),
+            store.verdicts(chosen),
+            judge=chosen,
+            checks=checks,
+            policy=policy,
+            reference=leaderboard_scores,
+            seed=seed,
+        )
+
+
+# ---------------------------------------------------------------- SCAN taxonomy
+
+T = TypeVar("T")
+
+
+def _closing(backends: Sequence[ChatBackend], work: Callable[[], Awaitable[T]]) -> T:
+    """Run async work to the end, then close the backends."""
+
+    async def run() -> T:
+        try:
+            return await work()
+        finally:
+            await _close_all(backends)
+
+    return asyncio.run(run())
+
+
+def taxonomy_build(
+    queries: str | Path,
+    run_dir: str | Path,
+    taxonomy_out: str | Path,
+    *,
+    model: str = "local",
+    seed: str | Path | None = None,
+    settings: BuildSettings | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> BuildResult:
+    """Grow a capability taxonomy from the queries' capabilities (TaxBuilder), starting from
+    `seed` (default: the seven SCAN domains), and write it pruned; rerunning resumes."""
+    items = load_items(queries)
+    start = load_taxonomy(seed) if seed is not None else seed_taxonomy()
+    backend = open_backend(model, options)
+    with RunStore(run_dir) as store:
+        result = _closing(
+            [backend],
+            lambda: build_taxonomy(
+                store,
+                backend,
+                items,
+                seed=start,
+                settings=settings,
+                caller=Caller(store),
+                progress=progress,
+            ),
+        )
+    save_taxonomy(result.taxonomy, taxonomy_out)
+    return result
+
+
+def taxonomy_tag(
+    bench: str | Path,
+    taxonomy: str | Path,
+    run_dir: str | Path,
+    bench_out: str | Path,
+    *,
+    model: str = "local",
+    settings: TagSettings | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> TagResult:
+    """Give every item a domain and taxonomy tags; write the tagged benchmark."""
+    items, tree = load_items(bench), load_taxonomy(taxonomy)
+    backend = open_backend(model, options)
+    with RunStore(run_dir) as store:
+        result = _closing(
+            [backend],
+            lambda: tag_items(
+                store,
+                backend,
+                items,
+                tree,
+                settings=settings,
+                caller=Caller(store),
+                progress=progress,
+            ),
+        )
+    write_jsonl(bench_out, result.items)
+    return result
+
+
+def taxonomy_synthesize(
+    tagged: str | Path,
+    taxonomy: str | Path,
+    run_dir: str | Path,
+    bench_out: str | Path,
+    *,
+    model: str = "local",
+    settings: MixSettings | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> MixResult:
+    """RealMix: add quality-filtered synthetic queries to every leaf with too few items; write
+    the input items followed by the new ones."""
+    items, tree = load_items(tagged), load_taxonomy(taxonomy)
+    backend = open_backend(model, options)
+    with RunStore(run_dir) as store:
+        result = _closing(
+            [backend],
+            lambda: realmix(
+                store,
+                backend,
+                items,
+                tree,
+                settings=settings,
+                caller=Caller(store),
+                progress=progress,
+            ),
+        )
+    write_jsonl(bench_out, result.items)
+    return result
+
+
+def taxonomy_pc2(
+    run_dir: str | Path,
+    judge_model: str,
+    aux_models: Sequence[str],
+    *,
+    settings: PC2Settings | None = None,
+    human: str | Path | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> PC2Result:
+    """Grade the run's responses with the PC^2 judge (criteria from auxiliary answers),
+    pointwise and/or pairwise, and measure agreement with human preferences when given."""
+    if not aux_models:
+        raise InputError("give at least one auxiliary model (--aux)")
+    if len(set(aux_models)) != len(aux_models):
+        raise InputError("each auxiliary model may be given once", field="aux")
+    with RunStore.existing(run_dir) as store:
+        preferences = load_preferences(human, store) if human is not None else []
+        judge_backend = open_backend(judge_model, options)
+        aux = [open_backend(spec, options) for spec in aux_models]
+        return _closing(
+            [judge_backend, *aux],
+            lambda: pc2_evaluate(
+                store,
+                judge_backend,
+                aux,
+                settings=settings,
+                preferences=preferences,
+                caller=Caller(store),
+                progress=progress,
+            ),
+        )
+
+
+def taxonomy_navigate(
+    run_dir: str | Path,
+    taxonomy: str | Path,
+    *,
+    judge: str | None = None,
+    settings: NavigationSettings | None = None,
+    pruned: bool = True,
+) -> Navigation:
+    """Per taxonomy node, every model's score and rank from the run's checklist verdicts, and
+    each model's strengths, weaknesses and unstable parents (unscored items left out)."""
+    tree = load_taxonomy(taxonomy)
+    with RunStore.existing(run_dir) as store:
+        chosen = _pick_judge(store, judge)
+        items = store.items()
+        scores = score_responses(items, store.responses(), store.verdicts(chosen))
+        return navigate_items(items, scores, tree, settings=settings, pruned=pruned)

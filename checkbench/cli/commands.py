@@ -1,3 +1,3 @@
 """Imports every command module so that each registers its commands on the app."""
 
-from checkbench.cli import evaluate, generate  # noqa: F401
+from checkbench.cli import build, evaluate, generate, meta, report, score, taxonomy  # noqa: F401

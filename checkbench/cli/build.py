@@ -1,0 +1,229 @@
+"""`checkbench build`: benchmarks from conversation logs, and the difficulty post-filter.
+
+`checkbench build LOGS...` is short for `checkbench build from-logs LOGS...`;
+`checkbench build filter BENCH ...` drops the items that every weak model aces.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from rich.table import Table
+from typer import _click
+from typer.core import TyperGroup
+
+from checkbench import api
+from checkbench.build.difficulty import DifficultyReport
+from checkbench.build.pipeline import BuildSpec
+from checkbench.build.report import REPORT_FILE, BuildReport
+from checkbench.cli import app
+from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, JsonMode, model_options
+from checkbench.cli.render import console, print_usage
+from checkbench.errors import InputError
+from checkbench.generate import GenerationSettings
+from checkbench.jsonl import field_path
+from checkbench.progress import RichProgress
+from checkbench.store import RunStore
+
+FROM_LOGS = "from-logs"
+MODES = ("conv-to-bench", "feedback")
+LOG_FORMATS = ("auto", "openai", "sharegpt", "lmsys", "wildchat")
+
+
+class _LogsByDefault(TyperGroup):
+    """A group whose default command takes the arguments when they name no command."""
+
+    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = [FROM_LOGS, *args]
+        return super().parse_args(ctx, args)
+
+
+build_app = typer.Typer(
+    cls=_LogsByDefault,
+    help="Build a benchmark from conversation logs: `checkbench build LOGS... --domain D --out "
+    "RUN --bench OUT.jsonl` (same as `build from-logs`); `build filter` drops easy items.",
+    no_args_is_help=True,
+)
+app.add_typer(build_app, name="build")
+
+Model = Annotated[
+    str, typer.Option("--model", "-m", help="Model that runs the stages: local or openai:NAME.")
+]
+
+
+def _spec(**fields: Any) -> BuildSpec:
+    """The build spec, with a bad combination of options reported as one located line."""
+    try:
+        return BuildSpec(**fields)
+    except ValidationError as exc:
+        field, message = field_path(exc)
+        raise InputError(message, field=field) from None
+
+
+@build_app.command(FROM_LOGS)
+def from_logs(
+    logs: Annotated[list[Path], typer.Argument(help="Conversation logs: JSONL, .gz or Parquet.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory for the build.")],
+    bench: Annotated[Path, typer.Option(help="Benchmark file to write (JSONL of items).")],
+    domain: Annotated[
+        str | None, typer.Option(help="Domain to keep: coding, math, writing or your own.")
+    ] = None,
+    domain_description: Annotated[
+        str | None, typer.Option(help="How the domain check describes your own domain.")
+    ] = None,
+    vocab: Annotated[
+        Path | None, typer.Option(help="Domain vocabulary file, one word a line.")
+    ] = None,
+    model: Model = "local",
+    fmt: Annotated[
+        str, typer.Option("--format", help="Log format: auto, openai, sharegpt, lmsys, wildchat.")
+    ] = "auto",
+    strict: Annotated[bool, typer.Option(help="Stop at the first malformed record.")] = False,
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Read at most N conversations from each log.")
+    ] = None,
+    curate: Annotated[
+        str,
+        typer.Option(
+            help="conv-to-bench (instruction + sourced checklist) or feedback (FB-Bench-style "
+            "samples from conversations where the assistant apologised)."
+        ),
+    ] = "conv-to-bench",
+    k: Annotated[
+        int | None, typer.Option(min=1, help="Number of topic clusters (default: chosen).")
+    ] = None,
+    embedder: Annotated[
+        str, typer.Option(help="wordllama[:DIM], sentence-transformers:M or openai:M.")
+    ] = "wordllama",
+    min_checks: Annotated[int, typer.Option(min=1, help="Fewest checks per item.")] = 3,
+    max_checks: Annotated[int, typer.Option(min=1, help="Most checks per item.")] = 10,
+    instruction_chars: Annotated[
+        int, typer.Option(min=20, help="Longest synthesized instruction, in characters.")
+    ] = 1200,
+    check_chars: Annotated[int, typer.Option(min=20, help="Longest check, in characters.")] = 200,
+    token_limit: Annotated[
+        int, typer.Option(min=100, help="feedback: longest conversation, approximate tokens.")
+    ] = 5000,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    concurrency: Concurrency = 8,
+    json_mode: JsonMode = "schema",
+) -> None:
+    """Turn conversation logs into a benchmark and print what every stage kept and dropped."""
+    if curate not in MODES:
+        raise typer.BadParameter(f"must be one of {', '.join(MODES)}", param_hint="--curate")
+    if fmt not in LOG_FORMATS:
+        raise typer.BadParameter(f"must be one of {', '.join(LOG_FORMATS)}", param_hint="--format")
+    spec = _spec(
+        logs=logs,
+        mode=curate,
+        domain=domain,
+        domain_description=domain_description,
+        vocab=vocab,
+        fmt=fmt,
+        strict=strict,
+        limit=limit,
+        model=model,
+        embedder=embedder,
+        topics={"k": k},
+        settings={
+            "min_checks": min_checks,
+            "max_checks": max_checks,
+            "instruction_chars": instruction_chars,
+            "check_chars": check_chars,
+            "max_tokens_approx": token_limit,
+        },
+    )
+    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    with RichProgress() as progress:
+        report = api.build(spec, out, bench, options=options, progress=progress)
+    print_build_report(report)
+    with RunStore.existing(out) as store:
+        print_usage(store)
+    console.print(
+        f"{report.items} items written to [bold]{report.bench}[/]; "
+        f"report in {Path(out) / REPORT_FILE}"
+    )
+
+
+def print_build_report(report: BuildReport) -> None:
+    """One row per stage: seen, kept, dropped and why, model calls and cache hits."""
+    table = Table(title=f"Build ({report.mode}, domain: {report.domain or 'any'})")
+    table.add_column("stage")
+    for column in ("seen", "kept", "dropped"):
+        table.add_column(column, justify="right")
+    table.add_column("why dropped", overflow="fold")
+    for column in ("calls", "cached"):
+        table.add_column(column, justify="right")
+    for stage in report.stages:
+        reasons = ", ".join(f"{reason}: {n}" for reason, n in stage.reasons.items())
+        table.add_row(
+            stage.stage,
+            str(stage.seen),
+            str(stage.kept),
+            f"[red]{stage.dropped}[/]" if stage.dropped else "0",
+            reasons,
+            str(stage.calls),
+            str(stage.cached),
+        )
+    console.print(table)
+    if report.limit_reached:
+        console.print("[dim]--limit reached: later records of those logs were not read[/]")
+    for error in report.skipped_records:
+        console.print(f"[dim]skipped: {error}[/]", highlight=False)
+    if report.feedback_labels:
+        labels = ", ".join(f"{label}: {n}" for label, n in report.feedback_labels.items())
+        console.print(f"feedback labels of later user messages: {labels}")
+
+
+@build_app.command("filter")
+def filter_easy(
+    bench: Annotated[Path, typer.Argument(help="Benchmark file to filter.")],
+    weak_model: Annotated[
+        list[str], typer.Option("--weak-model", "-w", help="A weak model; repeat for several.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Filtered benchmark to write.")],
+    judge_model: Annotated[str, typer.Option("--judge", "-j", help="Judge model.")] = "local",
+    run_dir: Annotated[
+        Path | None,
+        typer.Option("--run", help="Keep the weak models' run here (resumable); default: temp."),
+    ] = None,
+    fmt: Format = "auto",
+    max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Override the weak models' answer length.")
+    ] = None,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    concurrency: Concurrency = 8,
+    json_mode: JsonMode = "schema",
+) -> None:
+    """Drop the items that every weak model answers with full score (FB-Bench post-filter)."""
+    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    with RichProgress() as progress:
+        report = api.filter_by_difficulty(
+            bench,
+            weak_model,
+            judge_model,
+            out,
+            run_dir=run_dir,
+            fmt=fmt,
+            settings=GenerationSettings(max_tokens=max_tokens),
+            options=options,
+            progress=progress,
+        )
+    print_difficulty(report, out)
+
+
+def print_difficulty(report: DifficultyReport, out: Path) -> None:
+    """What the post-filter kept and dropped."""
+    aced = ", ".join(f"{model}: {n}" for model, n in report.full_scores.items())
+    console.print(
+        f"{report.seen} items: kept {report.kept} ([yellow]{report.undecided} undecided[/]: some "
+        f"answer unscored), dropped {report.dropped} that every weak model aced "
+        f"(judge {report.judge}; full scores per model: {aced}); written to [bold]{out}[/]",
+        highlight=False,
+    )

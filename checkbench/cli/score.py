@@ -1,0 +1,104 @@
+"""`checkbench score`: Conv-to-Bench scores of a run, and agreement with a reference ranking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from checkbench import api
+from checkbench.build.bench_scores import BenchScores
+from checkbench.cli import app
+from checkbench.cli.render import console
+from checkbench.meta.stat import Stat
+
+CHECK_MODES = ("instruction", "all")
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return f"{low:.3f} to {high:.3f}" if low is not None and high is not None else "-"
+
+
+def _stat(stat: Stat) -> str:
+    value = "undefined" if stat.value is None else f"{stat.value:.3f}"
+    return f"{value} (95% interval {_interval(stat.low, stat.high)})"
+
+
+def print_scores(scores: BenchScores, reference: Path | None) -> None:
+    """Models best first with intervals, then the rank agreement with the reference."""
+    checks = "instruction-derived checks" if scores.checks == "instruction" else "all checks"
+    table = Table(
+        title=f"Scores over {scores.items} instructions, {checks} (judge: {scores.judge})",
+        caption="mean over instructions of each one's check mean, 0-100; 95% cluster bootstrap "
+        "over instructions; unscored items "
+        + ("left out" if scores.policy == "exclude" else "count as 0"),
+    )
+    table.add_column("#", justify="right")
+    table.add_column("model", overflow="fold")
+    for column in ("score", "95% interval", "n", "unscored"):
+        table.add_column(column, justify="right")
+    for rank, row in enumerate(scores.models, start=1):
+        table.add_row(
+            str(rank),
+            row.model,
+            "-" if row.score is None else f"{row.score:.2f}",
+            f"{row.ci[0]:.2f} to {row.ci[1]:.2f}" if row.ci else "-",
+            str(row.n),
+            f"[red]{row.unscored}[/]" if row.unscored else "0",
+        )
+    console.print(table)
+    if scores.items_without_checks:
+        console.print(f"[dim]{scores.items_without_checks} items have no such checks[/]")
+    agreement = scores.reference
+    if agreement is not None:
+        console.print(
+            f"Rank agreement with {reference} over {len(agreement.models)} models:\n"
+            f"  Spearman rho  {_stat(agreement.spearman)}\n"
+            f"  Kendall tau_b {_stat(agreement.kendall_tau_b)}",
+            highlight=False,
+        )
+        for label, names in (
+            ("run models not in the reference", agreement.unmatched_run),
+            ("reference models not in the run", agreement.unmatched_reference),
+        ):
+            if names:
+                console.print(f"[dim]{label}: {', '.join(names)}[/]", highlight=False)
+
+
+@app.command()
+def score(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory with verdicts.")],
+    judge_id: Annotated[
+        str | None, typer.Option("--judge", help="Whose verdicts (default: the only judge).")
+    ] = None,
+    checks: Annotated[
+        str, typer.Option(help="instruction (instruction-derived checks only) or all.")
+    ] = "all",
+    reference: Annotated[
+        Path | None,
+        typer.Option(help="Reference leaderboard (JSON or CSV of model,score) to correlate with."),
+    ] = None,
+    unscored: Annotated[
+        str, typer.Option(help="Items with unscored checks: 'exclude' (default) or 'zero'.")
+    ] = "exclude",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Conv-to-Bench scores per model with 95% cluster-bootstrap intervals and, with a
+    reference leaderboard, Spearman and Kendall rank correlations."""
+    if checks not in CHECK_MODES:
+        raise typer.BadParameter("must be 'instruction' or 'all'", param_hint="--checks")
+    if unscored not in ("zero", "exclude"):
+        raise typer.BadParameter("must be 'zero' or 'exclude'", param_hint="--unscored")
+    scores = api.score(
+        run_dir,
+        judge=judge_id,
+        checks=checks,  # type: ignore[arg-type]
+        reference=reference,
+        policy=unscored,  # type: ignore[arg-type]
+    )
+    if as_json:
+        print(scores.model_dump_json(indent=2))
+        return
+    print_scores(scores, reference)

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from checkbench.datasets.fbbench import SCENARIOS, STORED_SCORES
+from checkbench.errors import InputError
 from checkbench.schema import Item, Response, Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED, Estimate, macro_mean_ci, mean_ci
 
@@ -251,9 +252,15 @@ class ScoreMismatch(BaseModel):
 
 
 def _only(item: Item, facet: str) -> str:
+    """The item's single value of an FB-Bench facet; other benchmarks are told where to go."""
     values = item.tag(facet)
     if len(values) != 1:
-        raise ValueError(f"item {item.id}: expected one {facet!r} tag, got {values}")
+        raise InputError(
+            f"item {item.id} has {values or 'no'} '{facet}' tag(s); the FB-Bench leaderboard "
+            "needs one scenario (EC or RM) and one task per item: for other benchmarks use "
+            "`checkbench score RUN`",
+            field=f"tags.{facet}",
+        )
     return values[0]
 
 

@@ -81,3 +81,25 @@ def test_run_end_to_end_on_the_embedded_model_then_resume_and_logprob_judge(tmp_
             for (b,) in db.execute("SELECT body FROM verdicts WHERE judge = ?", (judge,))
         ]
     assert len(p_yes) == 18 and all(p is None or 0.0 <= p <= 1.0 for p in p_yes)
+
+
+def test_leaderboard_of_a_non_fbbench_run_points_to_score(tmp_path: Path) -> None:
+    from checkbench.schema import Check, Item, Message, Response, Verdict
+    from checkbench.store import RunStore
+
+    item = Item(
+        id="q1",
+        messages=[Message(role="user", content="hi")],
+        checklist=[Check(id="c1", text="greets")],
+    )
+    with RunStore(tmp_path / "run") as store:
+        store.add_items([item])
+        store.put_response(Response(item_id="q1", model="m", content="hello"))
+        store.put_verdicts(
+            [Verdict(item_id="q1", model="m", judge="j", check_id="c1", passed=True)]
+        )
+    result = run_cli("leaderboard", str(tmp_path / "run"))
+    assert result.returncode == 2
+    assert "checkbench score" in result.stderr and "Traceback" not in result.stderr
+    scored = run_cli("score", str(tmp_path / "run"), "--json")
+    assert scored.returncode == 0, scored.stderr

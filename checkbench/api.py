@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from checkbench.benchmarks import load_items
 from checkbench.build.bench_scores import BenchScores, CheckMode, bench_scores
@@ -20,7 +20,31 @@ from checkbench.datasets.fbbench import load_fbbench_judgment_dir
 from checkbench.errors import InputError
 from checkbench.generate import GenerationSettings, generate_responses
 from checkbench.jsonl import write_jsonl
+from checkbench.judges.checklist import JudgeSettings, judge_name
+from checkbench.judges.pc2 import PC2Result, PC2Settings, load_preferences, pc2_evaluate
+from checkbench.judges.stage import judge_responses
+from checkbench.llm import ModelOptions, open_backend
+from checkbench.llm.base import ChatBackend
+from checkbench.meta.human import judge_agreement
+from checkbench.meta.run import MetaRun, MetaSettings, meta_report, meta_run
+from checkbench.progress import ProgressSink
+from checkbench.schema import Item, Response, Verdict
+from checkbench.scoring import (
+    FBBenchLeaderboard,
+    ScoreSource,
+    UnscoredPolicy,
+    fbbench_leaderboard,
+    score_responses,
+)
 from checkbench.stage import StageSummary
+from checkbench.stats import DEFAULT_SEED
+from checkbench.store import RunStore
+from checkbench.taxonomy.builder import BuildResult, BuildSettings, build_taxonomy
+from checkbench.taxonomy.domains import seed_taxonomy
+from checkbench.taxonomy.navigate import Navigation, NavigationSettings, navigate_items
+from checkbench.taxonomy.realmix import MixResult, MixSettings, realmix
+from checkbench.taxonomy.tagging import TagResult, TagSettings, tag_items
+from checkbench.taxonomy.tree import load_taxonomy, save_taxonomy
 
 __all__ = [
     "BenchScores",
@@ -48,34 +72,34 @@ __all__ = [
     "score",
     "view",
 ]
-from checkbench.judges.checklist import JudgeSettings, judge_name
-from checkbench.judges.pc2 import PC2Result, PC2Settings, load_preferences, pc2_evaluate
-from checkbench.judges.stage import judge_responses
-from checkbench.llm import ModelOptions, open_backend
-from checkbench.llm.base import ChatBackend
-from checkbench.meta.human import judge_agreement
-from checkbench.meta.run import MetaRun, MetaSettings, meta_report, meta_run
-from checkbench.progress import ProgressSink
-from checkbench.scoring import (
-    FBBenchLeaderboard,
-    ScoreSource,
-    UnscoredPolicy,
-    fbbench_leaderboard,
-    score_responses,
-)
-from checkbench.stats import DEFAULT_SEED
-from checkbench.store import RunStore
-from checkbench.taxonomy.builder import BuildResult, BuildSettings, build_taxonomy
-from checkbench.taxonomy.domains import seed_taxonomy
-from checkbench.taxonomy.navigate import Navigation, NavigationSettings, navigate_items
-from checkbench.taxonomy.realmix import MixResult, MixSettings, realmix
-from checkbench.taxonomy.tagging import TagResult, TagSettings, tag_items
-from checkbench.taxonomy.tree import load_taxonomy, save_taxonomy
 
 
-async def _close_all(backends: Sequence[ChatBackend]) -> None:
-    for backend in backends:
-        await backend.aclose()
+T = TypeVar("T")
+
+
+def _run_stage(
+    store: RunStore,
+    backends: Sequence[ChatBackend],
+    stage: Callable[..., Awaitable[T]],
+    *args: Any,
+    **kwargs: Any,
+) -> T:
+    """Run `stage(store, *args, caller=Caller(store), **kwargs)` to the end, then close the
+    backends, whether it finished or failed."""
+
+    async def run() -> T:
+        try:
+            return await stage(store, *args, caller=Caller(store), **kwargs)
+        finally:
+            for backend in backends:
+                await backend.aclose()
+
+    return asyncio.run(run())
+
+
+def _judge_id(judge_model: str, options: ModelOptions | None, settings: JudgeSettings) -> str:
+    """The name under which `judge_model` with these settings records its verdicts."""
+    return judge_name(open_backend(judge_model, options), settings)
 
 
 def prepare_run(bench: str | Path, run_dir: str | Path, *, fmt: str = "auto") -> RunStore:
@@ -100,16 +124,9 @@ def generate(
     """Answer every item of `bench` with every model; rerunning resumes where it stopped."""
     backends = [open_backend(spec, options) for spec in models]
     with prepare_run(bench, run_dir, fmt=fmt) as store:
-
-        async def run() -> StageSummary:
-            try:
-                return await generate_responses(
-                    store, backends, settings=settings, caller=Caller(store), progress=progress
-                )
-            finally:
-                await _close_all(backends)
-
-        return asyncio.run(run())
+        return _run_stage(
+            store, backends, generate_responses, backends, settings=settings, progress=progress
+        )
 
 
 def _pick_judge(store: RunStore, judge: str | None) -> str:
@@ -127,6 +144,16 @@ def _pick_judge(store: RunStore, judge: str | None) -> str:
     return judges[0]
 
 
+def _judged_run(
+    run_dir: str | Path, judge: str | None
+) -> tuple[str, list[Item], list[Response], list[Verdict]]:
+    """The judge to score (see `_pick_judge`), the run's items, its responses and that judge's
+    verdicts."""
+    with RunStore.existing(run_dir) as store:
+        chosen = _pick_judge(store, judge)
+        return chosen, store.items(), store.responses(), store.verdicts(chosen)
+
+
 def judge(
     run_dir: str | Path,
     judge_model: str,
@@ -138,16 +165,9 @@ def judge(
     """Judge every response in the run against its item's checklist; rerunning resumes."""
     backend = open_backend(judge_model, options)
     with RunStore.existing(run_dir) as store:
-
-        async def run() -> StageSummary:
-            try:
-                return await judge_responses(
-                    store, backend, settings=settings, caller=Caller(store), progress=progress
-                )
-            finally:
-                await backend.aclose()
-
-        return asyncio.run(run())
+        return _run_stage(
+            store, [backend], judge_responses, backend, settings=settings, progress=progress
+        )
 
 
 def leaderboard(
@@ -159,16 +179,8 @@ def leaderboard(
     seed: int = DEFAULT_SEED,
 ) -> FBBenchLeaderboard:
     """FB-Bench scores per model (EC, RM, Overall) with intervals and breakdowns."""
-    with RunStore.existing(run_dir) as store:
-        chosen = _pick_judge(store, judge)
-        return fbbench_leaderboard(
-            store.items(),
-            store.responses(),
-            store.verdicts(chosen),
-            policy=policy,
-            source=source,
-            seed=seed,
-        )
+    _, items, responses, verdicts = _judged_run(run_dir, judge)
+    return fbbench_leaderboard(items, responses, verdicts, policy=policy, source=source, seed=seed)
 
 
 def run(
@@ -193,7 +205,7 @@ def run(
     summaries.append(
         judge(run_dir, judge_model, settings=judge_settings, options=options, progress=progress)
     )
-    judge_id = judge_name(open_backend(judge_model, options), judge_settings or JudgeSettings())
+    judge_id = _judge_id(judge_model, options, judge_settings or JudgeSettings())
     return summaries, leaderboard(run_dir, judge=judge_id, policy=policy)
 
 
@@ -278,7 +290,7 @@ def filter_by_difficulty(
     given; give one to resume an interrupted filter)."""
     items = load_items(bench, fmt)
     judge_settings = judge_settings or JudgeSettings()
-    judge_id = judge_name(open_backend(judge_model, options), judge_settings)
+    judge_id = _judge_id(judge_model, options, judge_settings)
     weak = [open_backend(spec, options).name for spec in weak_models]
     ids = {item.id for item in items}
     with _work_dir(run_dir) as work:
@@ -314,35 +326,20 @@ def score(
     their checks (instruction-derived checks only, or all), with cluster bootstrap intervals;
     with a reference leaderboard file, the rank correlations with it."""
     leaderboard_scores = load_reference(reference) if reference is not None else None
-    with RunStore.existing(run_dir) as store:
-        chosen = _pick_judge(store, judge)
-        return bench_scores(
-            store.items(),
-            store.responses(),
-            store.verdicts(chosen),
-            judge=chosen,
-            checks=checks,
-            policy=policy,
-            reference=leaderboard_scores,
-            seed=seed,
-        )
+    chosen, items, responses, verdicts = _judged_run(run_dir, judge)
+    return bench_scores(
+        items,
+        responses,
+        verdicts,
+        judge=chosen,
+        checks=checks,
+        policy=policy,
+        reference=leaderboard_scores,
+        seed=seed,
+    )
 
 
 # ---------------------------------------------------------------- SCAN taxonomy
-
-T = TypeVar("T")
-
-
-def _closing(backends: Sequence[ChatBackend], work: Callable[[], Awaitable[T]]) -> T:
-    """Run async work to the end, then close the backends."""
-
-    async def run() -> T:
-        try:
-            return await work()
-        finally:
-            await _close_all(backends)
-
-    return asyncio.run(run())
 
 
 def taxonomy_build(
@@ -362,19 +359,43 @@ def taxonomy_build(
     start = load_taxonomy(seed) if seed is not None else seed_taxonomy()
     backend = open_backend(model, options)
     with RunStore(run_dir) as store:
-        result = _closing(
+        result = _run_stage(
+            store,
             [backend],
-            lambda: build_taxonomy(
-                store,
-                backend,
-                items,
-                seed=start,
-                settings=settings,
-                caller=Caller(store),
-                progress=progress,
-            ),
+            build_taxonomy,
+            backend,
+            items,
+            seed=start,
+            settings=settings,
+            progress=progress,
         )
     save_taxonomy(result.taxonomy, taxonomy_out)
+    return result
+
+
+Rewritten = TypeVar("Rewritten", TagResult, MixResult)
+
+
+def _rewrite_bench(
+    stage: Callable[..., Awaitable[Rewritten]],
+    bench: str | Path,
+    taxonomy: str | Path,
+    run_dir: str | Path,
+    bench_out: str | Path,
+    *,
+    model: str,
+    settings: TagSettings | MixSettings | None,
+    options: ModelOptions | None,
+    progress: ProgressSink | None,
+) -> Rewritten:
+    """Run a stage that turns a benchmark's items into new ones under a taxonomy; write them."""
+    items, tree = load_items(bench), load_taxonomy(taxonomy)
+    backend = open_backend(model, options)
+    with RunStore(run_dir) as store:
+        result = _run_stage(
+            store, [backend], stage, backend, items, tree, settings=settings, progress=progress
+        )
+    write_jsonl(bench_out, result.items)
     return result
 
 
@@ -390,23 +411,17 @@ def taxonomy_tag(
     progress: ProgressSink | None = None,
 ) -> TagResult:
     """Give every item a domain and taxonomy tags; write the tagged benchmark."""
-    items, tree = load_items(bench), load_taxonomy(taxonomy)
-    backend = open_backend(model, options)
-    with RunStore(run_dir) as store:
-        result = _closing(
-            [backend],
-            lambda: tag_items(
-                store,
-                backend,
-                items,
-                tree,
-                settings=settings,
-                caller=Caller(store),
-                progress=progress,
-            ),
-        )
-    write_jsonl(bench_out, result.items)
-    return result
+    return _rewrite_bench(
+        tag_items,
+        bench,
+        taxonomy,
+        run_dir,
+        bench_out,
+        model=model,
+        settings=settings,
+        options=options,
+        progress=progress,
+    )
 
 
 def taxonomy_synthesize(
@@ -422,23 +437,17 @@ def taxonomy_synthesize(
 ) -> MixResult:
     """RealMix: add quality-filtered synthetic queries to every leaf with too few items; write
     the input items followed by the new ones."""
-    items, tree = load_items(tagged), load_taxonomy(taxonomy)
-    backend = open_backend(model, options)
-    with RunStore(run_dir) as store:
-        result = _closing(
-            [backend],
-            lambda: realmix(
-                store,
-                backend,
-                items,
-                tree,
-                settings=settings,
-                caller=Caller(store),
-                progress=progress,
-            ),
-        )
-    write_jsonl(bench_out, result.items)
-    return result
+    return _rewrite_bench(
+        realmix,
+        tagged,
+        taxonomy,
+        run_dir,
+        bench_out,
+        model=model,
+        settings=settings,
+        options=options,
+        progress=progress,
+    )
 
 
 def taxonomy_pc2(
@@ -461,17 +470,15 @@ def taxonomy_pc2(
         preferences = load_preferences(human, store) if human is not None else []
         judge_backend = open_backend(judge_model, options)
         aux = [open_backend(spec, options) for spec in aux_models]
-        return _closing(
+        return _run_stage(
+            store,
             [judge_backend, *aux],
-            lambda: pc2_evaluate(
-                store,
-                judge_backend,
-                aux,
-                settings=settings,
-                preferences=preferences,
-                caller=Caller(store),
-                progress=progress,
-            ),
+            pc2_evaluate,
+            judge_backend,
+            aux,
+            settings=settings,
+            preferences=preferences,
+            progress=progress,
         )
 
 
@@ -486,8 +493,6 @@ def taxonomy_navigate(
     """Per taxonomy node, every model's score and rank from the run's checklist verdicts, and
     each model's strengths, weaknesses and unstable parents (unscored items left out)."""
     tree = load_taxonomy(taxonomy)
-    with RunStore.existing(run_dir) as store:
-        chosen = _pick_judge(store, judge)
-        items = store.items()
-        scores = score_responses(items, store.responses(), store.verdicts(chosen))
-        return navigate_items(items, scores, tree, settings=settings, pruned=pruned)
+    _, items, responses, verdicts = _judged_run(run_dir, judge)
+    scores = score_responses(items, responses, verdicts)
+    return navigate_items(items, scores, tree, settings=settings, pruned=pruned)

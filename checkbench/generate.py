@@ -8,10 +8,9 @@ from dataclasses import dataclass
 
 from checkbench.calls import Caller
 from checkbench.llm.base import ChatBackend, ChatRequest
-from checkbench.pool import run_pool
 from checkbench.progress import ProgressSink
 from checkbench.schema import Item, Response, Usage
-from checkbench.stage import StageClock, StageSummary
+from checkbench.stage import StageRun, StageSummary
 from checkbench.store import RunStore
 
 CANDIDATE = "candidate"
@@ -83,8 +82,7 @@ async def generate_responses(
 ) -> StageSummary:
     """Answer every stored item with every backend, skipping answers already in the store."""
     settings = settings or GenerationSettings()
-    caller = caller or Caller(store)
-    progress = progress or ProgressSink()
+    stage = StageRun.begin(store, caller, progress)
     items = store.items()
     pending: dict[str, list[Item]] = {}
     already = 0
@@ -92,23 +90,21 @@ async def generate_responses(
         done = store.answered(backend.name)
         already += len(done)
         pending[backend.name] = [item for item in items if item.id not in done]
-    progress.start("generate", sum(len(todo) for todo in pending.values()))
-    clock = StageClock(caller.counters)
+    stage.progress.start("generate", sum(len(todo) for todo in pending.values()))
     failed = 0
 
     def answer_with(backend: ChatBackend) -> Callable[[Item], Awaitable[None]]:
         async def answer(item: Item) -> None:
             nonlocal failed
-            response = await _answer(caller, backend, item, settings)
+            response = await _answer(stage.caller, backend, item, settings)
             store.put_response(response)
             failed += response.error is not None
-            progress.advance(caller.counters)
 
         return answer
 
     await asyncio.gather(
-        *(run_pool(pending[b.name], b.max_concurrency, answer_with(b)) for b in backends)
+        *(stage.pool(pending[b.name], b.max_concurrency, answer_with(b)) for b in backends)
     )
-    return clock.summary(
+    return stage.clock.summary(
         "generate", total=len(items) * len(backends), already_done=already, errors=failed
     )

@@ -6,8 +6,9 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -107,19 +108,35 @@ def dumps(obj: BaseModel | dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
-    """Write records atomically: readers see the old file or the complete new one."""
+@contextmanager
+def atomic_write(path: str | Path) -> Iterator[TextIO]:
+    """A UTF-8 text handle whose content replaces `path` only once the block ends cleanly.
+
+    Readers see the old file or the complete new one, never half; on error nothing is written.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    count = 0
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(dumps(record) + "\n")
-                count += 1
+            yield handle
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Replace the file's content with `text` atomically."""
+    with atomic_write(path) as handle:
+        handle.write(text)
+
+
+def write_jsonl(path: str | Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
+    """Write records atomically: readers see the old file or the complete new one."""
+    count = 0
+    with atomic_write(path) as handle:
+        for record in records:
+            handle.write(dumps(record) + "\n")
+            count += 1
     return count

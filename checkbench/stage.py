@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
-from checkbench.calls import CallCounters
+from checkbench.calls import CallCounters, Caller
+from checkbench.pool import run_pool
+from checkbench.progress import ProgressSink
+from checkbench.store import RunStore
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -41,3 +48,44 @@ class StageClock:
             errors=errors,
             duration_s=time.perf_counter() - self.started,
         )
+
+
+@dataclass
+class StageRun:
+    """A stage under way: the Caller its model calls go through, the sink its progress goes to
+    and the clock that measures it."""
+
+    caller: Caller
+    progress: ProgressSink
+    clock: StageClock
+
+    @classmethod
+    def begin(
+        cls, store: RunStore, caller: Caller | None, progress: ProgressSink | None
+    ) -> StageRun:
+        """Start the clock; a stage given no Caller gets a fresh one on the store, and no sink
+        means no display."""
+        caller = caller or Caller(store)
+        return cls(caller, progress or ProgressSink(), StageClock(caller.counters))
+
+    def advance(self) -> None:
+        """One unit of work finished."""
+        self.progress.advance(self.caller.counters)
+
+    async def pool(
+        self, jobs: Iterable[T], workers: int, handle: Callable[[T], Awaitable[None]]
+    ) -> None:
+        """Run `handle` on every job, `workers` at a time, advancing after each."""
+
+        async def one(job: T) -> None:
+            await handle(job)
+            self.advance()
+
+        await run_pool(jobs, workers, one)
+
+    async def each(
+        self, label: str, jobs: Sequence[T], workers: int, handle: Callable[[T], Awaitable[None]]
+    ) -> None:
+        """Announce `label` with the number of jobs, then work them off in a pool."""
+        self.progress.start(label, len(jobs))
+        await self.pool(jobs, workers, handle)

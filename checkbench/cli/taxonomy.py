@@ -29,7 +29,7 @@ from checkbench.taxonomy.navigate import (
 from checkbench.taxonomy.prune import prune
 from checkbench.taxonomy.realmix import MixSettings
 from checkbench.taxonomy.tagging import TagSettings
-from checkbench.taxonomy.tree import diff, load_taxonomy, tree_view
+from checkbench.taxonomy.tree import Taxonomy, diff, load_taxonomy, tree_view
 
 taxonomy_app = typer.Typer(
     help="Capability taxonomies (SCAN): build, tag, synthesize, judge with PC^2, navigate.",
@@ -50,6 +50,10 @@ ReasonChars = Annotated[
 ]
 
 
+def _size(tree: Taxonomy) -> str:
+    return f"{len(tree.paths())} nodes, {len(tree.leaves())} leaves, depth {tree.depth()}"
+
+
 def _finish(out: Path, summary: StageSummary) -> None:
     print_stage(summary)
     with RunStore.existing(out) as store:
@@ -68,10 +72,7 @@ def show(
         print(tree.model_dump_json(indent=2))
         return
     console.print(tree_view(tree, descriptions=descriptions))
-    console.print(
-        f"{len(tree.paths())} nodes, {len(tree.leaves())} leaves, depth {tree.depth()}",
-        highlight=False,
-    )
+    console.print(_size(tree), highlight=False)
 
 
 @taxonomy_app.command("diff")
@@ -98,8 +99,7 @@ def validate(taxonomy: TaxonomyFile) -> None:
     tree = load_taxonomy(taxonomy)
     pruned = prune(tree).taxonomy == tree
     console.print(
-        f"ok: {len(tree.paths())} nodes, {len(tree.leaves())} leaves, depth {tree.depth()}, "
-        + ("already pruned" if pruned else "pruning would change it"),
+        f"ok: {_size(tree)}, " + ("already pruned" if pruned else "pruning would change it"),
         highlight=False,
     )
 

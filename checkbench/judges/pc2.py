@@ -41,21 +41,21 @@ from checkbench.errors import InputError
 from checkbench.generate import GenerationSettings, candidate_request
 from checkbench.jsonl import iter_json_lines, validate
 from checkbench.judges import render
-from checkbench.llm.base import ChatBackend, ChatRequest
+from checkbench.llm.base import ChatBackend
 from checkbench.meta.edges import Prefer, by_scores
 from checkbench.meta.pairwise import PairVerdict, two_order_prefer
 from checkbench.meta.ranking import Comparison, PositionReport, position_consistency
 from checkbench.meta.stat import Stat
-from checkbench.pool import run_pool
 from checkbench.progress import ProgressSink
 from checkbench.prompts import fence
 from checkbench.schema import Item, Response
 from checkbench.scoring import GroupScore, summarize
-from checkbench.stage import StageClock, StageSummary
+from checkbench.stage import StageRun, StageSummary
 from checkbench.stats import mean_ci
 from checkbench.store import RunStore
-from checkbench.structured import Structured, Unusable, ask_structured
+from checkbench.structured import Structured, Unusable
 from checkbench.taxonomy.steps import (
+    Asker,
     bounded_array,
     choice,
     field,
@@ -71,6 +71,8 @@ CRITERIA_KIND, POINT_KIND, PAIR_KIND = "pc2.criteria", "pc2.pointwise", "pc2.pai
 MIN_CRITERIA, MAX_CRITERIA, TOTAL_WEIGHT, MAX_POINTS = 3, 9, 100, 10
 Mode = Literal["pointwise", "pairwise", "both"]
 Better = Literal["first", "second", "tie"]
+BETTER: tuple[Better, ...] = ("first", "second", "tie")
+POINTS = range(MAX_POINTS + 1)
 NO_CRITERIA = "no criteria for this item"
 
 
@@ -219,12 +221,12 @@ def _per_criterion(raw: str, criteria: CriteriaSet, key: str, allowed: Sequence[
 
 def parse_points(raw: str, criteria: CriteriaSet) -> dict[str, int]:
     """Points 0-10 per criterion id; Unusable if any is missing or out of range."""
-    return _per_criterion(raw, criteria, "score", range(MAX_POINTS + 1))
+    return _per_criterion(raw, criteria, "score", POINTS)
 
 
 def parse_better(raw: str, criteria: CriteriaSet) -> dict[str, Better]:
     """first / second / tie per criterion id; Unusable if any is missing or unknown."""
-    return _per_criterion(raw, criteria, "better", ("first", "second", "tie"))
+    return _per_criterion(raw, criteria, "better", BETTER)
 
 
 def weighted_score(criteria: CriteriaSet, points: dict[str, int]) -> float:
@@ -259,11 +261,7 @@ class PC2Judge:
     ) -> None:
         self.caller, self.judge, self.aux, self.settings = caller, judge, list(aux), settings
         self.name = judge_id(judge.name, [backend.name for backend in aux])
-
-    async def _ask(self, request: ChatRequest, parse: Callable[[str], T]) -> Structured[T]:
-        return await ask_structured(
-            self.caller, self.judge, request, parse, role=JUDGE, reasks=self.settings.reasks
-        )
+        self._ask = Asker(caller, judge, JUDGE, settings.reasks)
 
     async def aux_answers(self, item: Item) -> list[str]:
         """The auxiliary models' answers (failed calls left out)."""
@@ -312,27 +310,37 @@ class PC2Judge:
             return {"problem": answer.problem, "raw": answer.raw}
         return {"criteria": answer.value.model_dump(), "aux_answers": len(answers)}
 
-    def _entry_budget(self, criteria: CriteriaSet) -> int:
-        return 24 + len(criteria.criteria) * (24 + self.settings.reason_chars // 2)
+    async def _grade(
+        self,
+        prompt: str,
+        item: Item,
+        criteria: CriteriaSet,
+        shown: dict[str, str],
+        key: str,
+        allowed: Sequence[Any],
+        parse: Callable[[str, CriteriaSet], T],
+    ) -> Structured[T]:
+        """Ask for a reason and a `key` out of `allowed` per criterion, about the answers shown."""
+        entry = strict_object({"reason": text(self.settings.reason_chars), key: choice(allowed)})
+        schema = strict_object({c.id: entry for c in criteria.criteria})
+        values = {
+            "conversation": render.conversation(item.messages),
+            "criteria": _criteria_block(criteria),
+            **shown,
+        }
+        tokens = 24 + len(criteria.criteria) * (24 + self.settings.reason_chars // 2)
+        request = prompt_request(prompt, values, schema=schema, max_tokens=tokens)
+        return await self._ask(request, lambda raw: parse(raw, criteria))
 
     async def pointwise(self, item: Item, criteria: CriteriaSet, response: Response) -> PointScore:
         """Grade one response; an absent response or unusable answer is unscored."""
         if response.content is None or response.error is not None:
             problem = f"the candidate produced no response ({response.error})"
             return PointScore(item_id=item.id, model=response.model, score=None, problem=problem)
-        entry = strict_object(
-            {"reason": text(self.settings.reason_chars), "score": choice(range(MAX_POINTS + 1))}
+        shown = {"response": fence("answer", response.content)}
+        answer = await self._grade(
+            "pc2_pointwise", item, criteria, shown, "score", POINTS, parse_points
         )
-        schema = strict_object({c.id: entry for c in criteria.criteria})
-        values = {
-            "conversation": render.conversation(item.messages),
-            "criteria": _criteria_block(criteria),
-            "response": fence("answer", response.content),
-        }
-        request = prompt_request(
-            "pc2_pointwise", values, schema=schema, max_tokens=self._entry_budget(criteria)
-        )
-        answer = await self._ask(request, lambda raw: parse_points(raw, criteria))
         if answer.value is None:
             return PointScore(
                 item_id=item.id, model=response.model, score=None, problem=answer.problem
@@ -349,23 +357,13 @@ class PC2Judge:
         )
         if first.content is None or second.content is None:
             return verdict(winner=None, reason="unscored: a candidate produced no response")
-        entry = strict_object(
-            {
-                "reason": text(self.settings.reason_chars),
-                "better": choice(["first", "second", "tie"]),
-            }
-        )
-        schema = strict_object({c.id: entry for c in criteria.criteria})
-        values = {
-            "conversation": render.conversation(item.messages),
-            "criteria": _criteria_block(criteria),
+        shown = {
             "first": fence("first answer", first.content),
             "second": fence("second answer", second.content),
         }
-        request = prompt_request(
-            "pc2_pairwise", values, schema=schema, max_tokens=self._entry_budget(criteria)
+        answer = await self._grade(
+            "pc2_pairwise", item, criteria, shown, "better", BETTER, parse_better
         )
-        answer = await self._ask(request, lambda raw: parse_better(raw, criteria))
         if answer.value is None:
             return verdict(
                 winner=None,
@@ -494,10 +492,8 @@ async def pc2_evaluate(
     """Derive criteria for every answered item, then grade every response (pointwise) and
     every pair of responses in both orders (pairwise); rerunning resumes."""
     settings = settings or PC2Settings()
-    caller = caller or Caller(store)
-    progress = progress or ProgressSink()
-    pc2 = PC2Judge(caller, judge, aux, settings)
-    clock = StageClock(caller.counters)
+    stage = StageRun.begin(store, caller, progress)
+    pc2 = PC2Judge(stage.caller, judge, aux, settings)
     items = {item.id: item for item in store.items()}
     responses: dict[str, list[Response]] = defaultdict(list)
     for response in store.responses():
@@ -505,14 +501,12 @@ async def pc2_evaluate(
 
     derived = _done(store.records(CRITERIA_KIND))
     todo = [i for i in responses if f"{pc2.name}|{i}" not in derived]
-    progress.start("pc2: criteria", len(todo))
 
     async def derive(item_id: str) -> None:
         record = await pc2.criteria(items[item_id])
         store.put_record(CRITERIA_KIND, f"{pc2.name}|{item_id}", record)
-        progress.advance(caller.counters)
 
-    await run_pool(todo, judge.max_concurrency, derive)
+    await stage.each("pc2: criteria", todo, judge.max_concurrency, derive)
     records = store.records(CRITERIA_KIND)
     criteria = {i: _criteria_of(records[f"{pc2.name}|{i}"]) for i in responses}
 
@@ -548,7 +542,6 @@ async def pc2_evaluate(
                 jobs.append(_Job(PAIR_KIND, (b, a), partial(pair, item, b, a)))
     finished = {kind: _done(store.records(kind)) for kind in (POINT_KIND, PAIR_KIND)}
     results: dict[str, list[Any]] = {POINT_KIND: [], PAIR_KIND: []}
-    progress.start("pc2: grade", len(jobs))
 
     async def grade(job: _Job) -> None:
         key = job.key(pc2.name)
@@ -559,15 +552,14 @@ async def pc2_evaluate(
             result = await job.run()
             store.put_record(job.kind, key, result.model_dump())
         results[job.kind].append(result)
-        progress.advance(caller.counters)
 
-    await run_pool(jobs, judge.max_concurrency, grade)
+    await stage.each("pc2: grade", jobs, judge.max_concurrency, grade)
     points = sorted(results[POINT_KIND], key=lambda p: (p.model, p.item_id))
     pairs = sorted(results[PAIR_KIND], key=lambda p: (p.item_id, p.a, p.b))
     already = sum(job.key(pc2.name) in finished[job.kind] for job in jobs)
     report = _report(pc2.name, criteria, points, pairs, preferences)
     unscored = sum(p.score is None for p in points) + sum(p.winner is None for p in pairs)
-    summary = clock.summary("pc2", total=len(jobs), already_done=already, errors=unscored)
+    summary = stage.clock.summary("pc2", total=len(jobs), already_done=already, errors=unscored)
     return PC2Result(criteria, points, pairs, report, summary)
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from checkbench.calls import Caller
 from checkbench.judges.checklist import JudgeSettings, judge_name, judge_response
 from checkbench.llm.base import ChatBackend
-from checkbench.pool import run_pool
 from checkbench.progress import ProgressSink
 from checkbench.prompts import load_prompt
 from checkbench.schema import Response
-from checkbench.stage import StageClock, StageSummary
+from checkbench.stage import StageRun, StageSummary
 from checkbench.store import RunStore
 
 
@@ -34,28 +33,24 @@ async def judge_responses(
 ) -> StageSummary:
     """Judge every response not yet fully scored by this judge; rerunning resumes."""
     settings = settings or JudgeSettings()
-    caller = caller or Caller(store)
-    progress = progress or ProgressSink()
+    stage = StageRun.begin(store, caller, progress)
     judge = judge_name(backend, settings)
     _record_judge(store, judge, settings)
     items = {item.id: item for item in store.items() if item.checklist}
     done = store.judged(judge)
     responses = [r for r in store.responses() if r.item_id in items]
     todo = [r for r in responses if (r.item_id, r.model) not in done]
-    progress.start(f"judge ({judge})", len(todo))
-    clock = StageClock(caller.counters)
     unscored = 0
 
     async def judge_one(response: Response) -> None:
         nonlocal unscored
         verdicts = await judge_response(
-            caller, backend, items[response.item_id], response, settings
+            stage.caller, backend, items[response.item_id], response, settings
         )
         store.put_verdicts(verdicts)
         unscored += any(v.passed is None for v in verdicts)
-        progress.advance(caller.counters)
 
-    await run_pool(todo, backend.max_concurrency, judge_one)
-    return clock.summary(
+    await stage.each(f"judge ({judge})", todo, backend.max_concurrency, judge_one)
+    return stage.clock.summary(
         "judge", total=len(responses), already_done=len(responses) - len(todo), errors=unscored
     )

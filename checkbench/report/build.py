@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from checkbench.jsonl import write_text_atomic
 from checkbench.report.facts import run_facts
 from checkbench.report.items import ItemDetails
 from checkbench.report.leaderboard import leaderboards
@@ -47,18 +46,6 @@ def build_report(store: RunStore, options: ReportOptions | None = None) -> Repor
     return Report(data=data, details=details)
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_report(
     run_dir: str | Path, out: str | Path | None = None, options: ReportOptions | None = None
 ) -> Path:
@@ -66,5 +53,5 @@ def write_report(
     with RunStore.existing(run_dir) as store:
         report = build_report(store, options)
     path = Path(out) if out is not None else Path(run_dir) / REPORT_FILE
-    _write_atomically(path, render_page(report.data, report.details.chunks()).html)
+    write_text_atomic(path, render_page(report.data, report.details.chunks()).html)
     return path

@@ -36,18 +36,19 @@ from pydantic import BaseModel, ValidationError
 from checkbench.calls import Caller
 from checkbench.errors import InputError
 from checkbench.llm.base import ChatBackend
-from checkbench.pool import run_pool
 from checkbench.progress import ProgressSink
 from checkbench.prompts import fence
 from checkbench.schema import Item
-from checkbench.stage import StageClock, StageSummary
+from checkbench.stage import StageRun, StageSummary
 from checkbench.store import RunStore
-from checkbench.structured import Structured, Unusable, ask_structured
+from checkbench.structured import Structured, Unusable
 from checkbench.taxonomy.prune import prune
 from checkbench.taxonomy.steps import (
+    Asker,
     Schema,
     bounded_array,
     choice,
+    failed_outcome,
     fenced_list,
     field,
     json_object,
@@ -282,8 +283,7 @@ class _Build:
     """The state of one build: the store, the model, the current tree and the step counter."""
 
     store: RunStore
-    caller: Caller
-    backend: ChatBackend
+    asker: Asker
     settings: BuildSettings
     taxonomy: Taxonomy
     steps: int = 0
@@ -296,9 +296,7 @@ class _Build:
         self, name: str, values: dict[str, str], schema: Schema, tokens: int, parse: Parser[T]
     ) -> Structured[T]:
         request = prompt_request(name, values, schema=schema, max_tokens=tokens)
-        return await ask_structured(
-            self.caller, self.backend, request, parse, role=ROLE, reasks=self.settings.reasks
-        )
+        return await self.asker(request, parse)
 
     async def extract(self, item: Item) -> None:
         s = self.settings
@@ -338,7 +336,7 @@ class _Build:
                 "scan_insert", values, schema, tokens, lambda raw, o=options: parse_choice(raw, o)
             )
             if answer.value is None:
-                step |= {"outcome": "failed", "problem": answer.problem, "raw": answer.raw}
+                step |= failed_outcome(answer)
                 break
             picked, reason = answer.value
             path_taken.append({"at": at, "choice": picked, "reason": reason})
@@ -376,7 +374,7 @@ class _Build:
             lambda raw: parse_decision(raw, names),
         )
         if answer.value is None:
-            self.record(step | {"outcome": "failed", "problem": answer.problem, "raw": answer.raw})
+            self.record(step | failed_outcome(answer))
             return
         decision, reason = answer.value
         step |= {"decision": decision.model_dump(), "reason": reason}
@@ -426,14 +424,12 @@ async def build_taxonomy(
 ) -> BuildResult:
     """Grow `seed` with the capabilities of `queries` (stored in the run); rerunning resumes."""
     settings = settings or BuildSettings()
-    caller = caller or Caller(store)
-    progress = progress or ProgressSink()
     if not seed.domains:
         raise InputError("the seed taxonomy has no domains to insert capabilities under")
     _check_run(store, seed, backend, settings)
     store.add_items(queries)
-    clock = StageClock(caller.counters)
-    build = _Build(store, caller, backend, settings, seed)
+    stage = StageRun.begin(store, caller, progress)
+    build = _Build(store, Asker(stage.caller, backend, ROLE, settings.reasks), settings, seed)
     recorded = list(store.records(STEP_KIND).values())
     for step in recorded:
         build.taxonomy = apply_step(build.taxonomy, step)
@@ -441,13 +437,7 @@ async def build_taxonomy(
 
     extracted = store.records(TAGS_KIND)
     todo = [q for q in queries if q.id not in extracted or extracted[q.id].get("problem")]
-    progress.start("taxonomy: extract capabilities", len(todo))
-
-    async def extract(item: Item) -> None:
-        await build.extract(item)
-        progress.advance(caller.counters)
-
-    await run_pool(todo, backend.max_concurrency, extract)
+    await stage.each("taxonomy: extract capabilities", todo, backend.max_concurrency, build.extract)
     extracted = store.records(TAGS_KIND)
 
     inserted = {(s["query"], s["index"]) for s in recorded if s["kind"] == "insert"}
@@ -457,10 +447,10 @@ async def build_taxonomy(
         for index, tag in enumerate(extracted[item.id]["tags"])
         if (item.id, index) not in inserted
     ]
-    progress.start("taxonomy: insert", len(pending))
+    stage.progress.start("taxonomy: insert", len(pending))
     for query, index, tag in pending:
         await build.insert(query, index, tag)
-        progress.advance(caller.counters)
+        stage.advance()
 
     if settings.refine:
         plan = store.records(PLAN_KIND).get("refine")
@@ -468,11 +458,11 @@ async def build_taxonomy(
             plan = [path for path, node in build.taxonomy.walk() if len(node.children) >= 2]
             store.put_record(PLAN_KIND, "refine", plan)
         done = {s["plan_index"] for s in store.records(STEP_KIND).values() if s["kind"] == "refine"}
-        progress.start("taxonomy: refine", len(plan) - len(done))
+        stage.progress.start("taxonomy: refine", len(plan) - len(done))
         for index, parent in enumerate(plan):
             if index not in done:
                 await build.refine(index, parent)
-                progress.advance(caller.counters)
+                stage.advance()
 
     pruned = prune(build.taxonomy, max_levels=settings.max_levels, wide=settings.wide)
     steps = list(store.records(STEP_KIND).values())
@@ -489,7 +479,7 @@ async def build_taxonomy(
         leaves=len(pruned.taxonomy.leaves()),
         depth=pruned.taxonomy.depth(),
     )
-    summary = clock.summary(
+    summary = stage.clock.summary(
         "taxonomy build",
         total=len(steps),
         already_done=len(recorded),

@@ -21,26 +21,26 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel
 
 from checkbench.calls import Caller
 from checkbench.errors import InputError
-from checkbench.llm.base import ChatBackend, ChatRequest
-from checkbench.pool import run_pool
+from checkbench.llm.base import ChatBackend
 from checkbench.progress import ProgressSink
 from checkbench.prompts import fence
 from checkbench.schema import Item, Message
-from checkbench.stage import StageClock, StageSummary
+from checkbench.stage import StageRun, StageSummary
 from checkbench.store import RunStore
-from checkbench.structured import Structured, Unusable, ask_structured
+from checkbench.structured import Unusable
 from checkbench.taxonomy.domains import OTHER
 from checkbench.taxonomy.navigate import TAXONOMY_FACET
 from checkbench.taxonomy.steps import (
+    Asker,
     choice,
+    failed_outcome,
     field,
     json_object,
     prompt_request,
@@ -52,7 +52,6 @@ from checkbench.taxonomy.steps import (
 from checkbench.taxonomy.tagging import DOMAIN_FACET
 from checkbench.taxonomy.tree import SEP, Taxonomy, TaxonomyError, lineage, normalize_path
 
-T = TypeVar("T")
 ROLE = "realmix"
 META_KEY = "realmix"
 RECORD_KIND = "realmix"
@@ -111,10 +110,6 @@ def _normalized(query: str) -> str:
     return " ".join(query.casefold().split())
 
 
-def _failed(answer: Structured[Any]) -> dict[str, Any]:
-    return {"outcome": "failed", "problem": answer.problem, "raw": answer.raw}
-
-
 def parse_query(raw: str) -> str:
     """The new query of a synthesis answer; Unusable when it is empty."""
     query = field(json_object(raw), "query", str).strip()
@@ -158,12 +153,8 @@ class _Mix:
         taxonomy: Taxonomy,
         settings: MixSettings,
     ) -> None:
-        self.caller, self.backend, self.taxonomy, self.settings = (
-            caller,
-            backend,
-            taxonomy,
-            settings,
-        )
+        self.backend, self.taxonomy, self.settings = backend, taxonomy, settings
+        self.ask = Asker(caller, backend, ROLE, settings.reasks)
         self.items = list(items)
         self.real = [item for item in items if META_KEY not in item.meta]
         self.seen = {_normalized(item.messages[-1].content) for item in items}
@@ -178,11 +169,6 @@ class _Mix:
             if tagged:
                 return tagged
         return []
-
-    async def ask(self, request: ChatRequest, parse: Callable[[str], T]) -> Structured[T]:
-        return await ask_structured(
-            self.caller, self.backend, request, parse, role=ROLE, reasks=self.settings.reasks
-        )
 
     def _target(self, leaf: str) -> str:
         return fence("capability", f"{leaf}: {self.taxonomy.find(leaf).description}")
@@ -223,7 +209,7 @@ class _Mix:
         )
         made = await self.ask(request, parse_query)
         if made.value is None:
-            return record | _failed(made), None
+            return record | failed_outcome(made), None
         record["query"] = made.value
         if _normalized(made.value) in self.seen:
             return record | {"outcome": "duplicate"}, None
@@ -234,11 +220,7 @@ class _Mix:
         )
         judged = await self.ask(request, parse_verdict)
         if judged.value is None:
-            return record | {
-                "outcome": "failed",
-                "problem": judged.problem,
-                "raw": judged.raw,
-            }, None
+            return record | failed_outcome(judged), None
         accepted, reason = judged.value
         record["quality"] = {"verdict": "yes" if accepted else "no", "reason": reason}
         if not accepted:
@@ -279,12 +261,10 @@ async def realmix(
 ) -> MixResult:
     """Synthesize queries until every leaf has `min_per_leaf` items or nothing more passes."""
     settings = settings or MixSettings()
-    caller = caller or Caller(store)
-    progress = progress or ProgressSink()
     _check_tags(items, taxonomy)
     store.add_items(items)
-    clock = StageClock(caller.counters)
-    mix = _Mix(caller, backend, items, taxonomy, settings)
+    stage = StageRun.begin(store, caller, progress)
+    mix = _Mix(stage.caller, backend, items, taxonomy, settings)
     leaves = [leaf for leaf in taxonomy.leaves() if leaf != OTHER]
     short_before = sum(mix.count(leaf) < settings.min_per_leaf for leaf in leaves)
     no_reference = [leaf for leaf in leaves if not mix.references(leaf)]
@@ -301,7 +281,6 @@ async def realmix(
         if not jobs:
             break
         rounds += 1
-        progress.start(f"taxonomy: synthesize, round {round_ + 1}", len(jobs))
         accepted: list[Item] = []
 
         async def run(job: _Attempt, accepted: list[Item] = accepted) -> None:
@@ -310,9 +289,9 @@ async def realmix(
             outcomes[record["outcome"]] += 1
             if item is not None:
                 accepted.append(item)
-            progress.advance(caller.counters)
 
-        await run_pool(jobs, backend.max_concurrency, run)
+        label = f"taxonomy: synthesize, round {round_ + 1}"
+        await stage.each(label, jobs, backend.max_concurrency, run)
         if not accepted:
             break
         accepted.sort(key=lambda item: item.id)
@@ -328,7 +307,7 @@ async def realmix(
         attempts=sum(outcomes.values()),
         outcomes=dict(outcomes),
     )
-    summary = clock.summary(
+    summary = stage.clock.summary(
         "taxonomy synthesize",
         total=report.attempts,
         already_done=0,

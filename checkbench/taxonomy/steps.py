@@ -8,15 +8,18 @@ model under a grammar cannot ramble until max_tokens.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from checkbench.llm.base import ChatRequest
+from checkbench.calls import Caller
+from checkbench.llm.base import ChatBackend, ChatRequest
 from checkbench.prompts import fence, load_prompt
 from checkbench.schema import Item, Message
-from checkbench.structured import Unusable, extract_json
+from checkbench.structured import Structured, Unusable, ask_structured, extract_json
 
 Schema = dict[str, Any]
+T = TypeVar("T")
 
 
 def text(max_chars: int) -> Schema:
@@ -94,6 +97,27 @@ def prompt_request(
     )
 
 
+def failed_outcome(answer: Structured[Any]) -> dict[str, Any]:
+    """The record fields of a step whose answer stayed unusable: why, and what the model said."""
+    return {"outcome": "failed", "problem": answer.problem, "raw": answer.raw}
+
+
 def prompt_tag(prompt_name: str) -> str:
     """name@version of a prompt, recorded beside what it produced."""
     return load_prompt(prompt_name).tag
+
+
+@dataclass(frozen=True)
+class Asker:
+    """`ask_structured` bound to one model, the role its calls are counted under and the number
+    of re-asks an unusable answer gets."""
+
+    caller: Caller
+    backend: ChatBackend
+    role: str
+    reasks: int
+
+    async def __call__(self, request: ChatRequest, parse: Callable[[str], T]) -> Structured[T]:
+        return await ask_structured(
+            self.caller, self.backend, request, parse, role=self.role, reasks=self.reasks
+        )

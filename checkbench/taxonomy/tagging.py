@@ -18,24 +18,23 @@ ones are removed), records the problem in `meta["scan_tagging"]` and is counted.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel
 
 from checkbench.calls import Caller
 from checkbench.llm.base import ChatBackend, ChatRequest
-from checkbench.pool import run_pool
 from checkbench.progress import ProgressSink
 from checkbench.prompts import fence
 from checkbench.schema import Item
-from checkbench.stage import StageClock, StageSummary
+from checkbench.stage import StageRun, StageSummary
 from checkbench.store import RunStore
-from checkbench.structured import Structured, Unusable, ask_structured
+from checkbench.structured import Unusable
 from checkbench.taxonomy.domains import DOMAINS, OTHER
 from checkbench.taxonomy.navigate import TAXONOMY_FACET
 from checkbench.taxonomy.steps import (
+    Asker,
     bounded_array,
     choice,
     fenced_list,
@@ -49,7 +48,6 @@ from checkbench.taxonomy.steps import (
 )
 from checkbench.taxonomy.tree import SEP, Taxonomy, lineage
 
-T = TypeVar("T")
 ROLE = "tagging"
 DOMAIN_FACET = "domain"
 META_KEY = "scan_tagging"
@@ -154,12 +152,7 @@ async def tag_item(
     caller: Caller, backend: ChatBackend, item: Item, taxonomy: Taxonomy, settings: TagSettings
 ) -> tuple[Item, dict[str, Any]]:
     """The item with its domain and taxonomy tags, and the record of how they were chosen."""
-
-    async def ask(request: ChatRequest, parse: Callable[[str], T]) -> Structured[T]:
-        return await ask_structured(
-            caller, backend, request, parse, role=ROLE, reasks=settings.reasks
-        )
-
+    ask = Asker(caller, backend, ROLE, settings.reasks)
     tags = {k: v for k, v in item.tags.items() if k not in (DOMAIN_FACET, TAXONOMY_FACET)}
     record: dict[str, Any] = {"model": backend.name, "problem": None}
     answer = await ask(_domain_request(item, settings), parse_domain)
@@ -198,25 +191,21 @@ async def tag_items(
 ) -> TagResult:
     """Tag every item (stored in the run first); rerunning replays the cached answers."""
     settings = settings or TagSettings()
-    caller = caller or Caller(store)
-    progress = progress or ProgressSink()
     store.add_items(items)
     store.set_meta(
         "scan_tagging", {"prompts": [prompt_tag("scan_domain"), prompt_tag("scan_tagging")]}
     )
-    clock = StageClock(caller.counters)
+    stage = StageRun.begin(store, caller, progress)
     tagged: dict[str, Item] = {}
     records: dict[str, dict[str, Any]] = {}
-    progress.start("taxonomy: tag", len(items))
 
     async def one(item: Item) -> None:
         tagged[item.id], records[item.id] = await tag_item(
-            caller, backend, item, taxonomy, settings
+            stage.caller, backend, item, taxonomy, settings
         )
         store.put_record(RECORD_KIND, item.id, records[item.id])
-        progress.advance(caller.counters)
 
-    await run_pool(items, backend.max_concurrency, one)
+    await stage.each("taxonomy: tag", items, backend.max_concurrency, one)
     steps = Counter(r.get("step") for r in records.values() if r["problem"])
     report = TagReport(
         items=len(items),
@@ -226,7 +215,7 @@ async def tag_items(
         tags_failed=steps["tags"],
         domains=dict(Counter(r["domain"] for r in records.values() if "domain" in r)),
     )
-    summary = clock.summary(
+    summary = stage.clock.summary(
         "taxonomy tag", total=len(items), already_done=0, errors=sum(steps.values())
     )
     return TagResult([tagged[item.id] for item in items], report, summary)

@@ -9,8 +9,6 @@ apply.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from checkbench.errors import InputError
+from checkbench.jsonl import write_text_atomic
 
 SEP = "/"
 Loc = tuple[str | int, ...]
@@ -367,16 +366,7 @@ def load_taxonomy(path: str | Path) -> Taxonomy:
 
 def save_taxonomy(taxonomy: Taxonomy, path: str | Path) -> None:
     """Write the taxonomy as indented JSON, atomically (readers see old or new, never half)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(taxonomy.model_dump_json(indent=2) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, taxonomy.model_dump_json(indent=2) + "\n")
 
 
 def tree_view(taxonomy: Taxonomy, *, descriptions: bool = True) -> Tree:

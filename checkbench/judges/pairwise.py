@@ -18,11 +18,10 @@ from checkbench.judges.checklist import JUDGE
 from checkbench.llm.base import ChatBackend, ChatRequest
 from checkbench.meta.pairwise import PairVerdict
 from checkbench.meta.ranking import Winner
-from checkbench.pool import run_pool
 from checkbench.progress import ProgressSink
 from checkbench.prompts import load_prompt
 from checkbench.schema import Item, Message, Response
-from checkbench.stage import StageClock, StageSummary
+from checkbench.stage import StageRun, StageSummary
 from checkbench.store import RunStore
 from checkbench.structured import Unusable, ask_structured, extract_json
 
@@ -132,8 +131,7 @@ async def judge_pairs(
     reasks: int = 2,
 ) -> StageSummary:
     """Judge every ordered pair not yet judged usably by this judge; rerunning resumes."""
-    caller = caller or Caller(store)
-    progress = progress or ProgressSink()
+    stage = StageRun.begin(store, caller, progress)
     judges = store.get_meta("pairwise_judges", {})
     judges[backend.name] = {"prompts": [load_prompt(PROMPT).tag]}
     store.set_meta("pairwise_judges", judges)
@@ -143,18 +141,15 @@ async def judge_pairs(
         if v.winner is not None
     }
     todo = [j for j in jobs if (j.item.id, j.first.model, j.second.model) not in done]
-    progress.start(f"pairwise ({backend.name})", len(todo))
-    clock = StageClock(caller.counters)
     unscored = 0
 
     async def judge_one(job: PairJob) -> None:
         nonlocal unscored
-        verdict = await judge_pair(caller, backend, job, reasks=reasks)
+        verdict = await judge_pair(stage.caller, backend, job, reasks=reasks)
         store.put_record(RECORD_KIND, job.key(backend.name), verdict.model_dump())
         unscored += verdict.winner is None
-        progress.advance(caller.counters)
 
-    await run_pool(todo, backend.max_concurrency, judge_one)
-    return clock.summary(
+    await stage.each(f"pairwise ({backend.name})", todo, backend.max_concurrency, judge_one)
+    return stage.clock.summary(
         "pairwise", total=len(jobs), already_done=len(jobs) - len(todo), errors=unscored
     )

@@ -31,5 +31,5 @@ class InputError(CheckbenchError):
         if self.line is not None:
             where += f":{self.line}"
         if self.field:
-            where += f": field '{self.field}'"
+            where += f": field '{self.field}'" if where else f"field '{self.field}'"
         return f"{where}: {self.message}" if where else self.message

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import openai
@@ -96,3 +98,22 @@ def test_cli_generate_on_the_embedded_model(tmp_path: Path) -> None:
     assert "8 total" in result.stdout and "0 failed" in result.stdout
     rerun = run_cli("generate", str(EXAMPLE), "--out", str(out), "--max-tokens", "12")
     assert "8 already done, 0 model calls" in rerun.stdout
+
+
+def test_local_backend_survives_long_string_bounds(tmp_path: Path) -> None:
+    """llama.cpp crashes the process on a grammar with a very long string bound; the local
+    backend tightens such bounds, so the call answers (in a child process, to contain a crash)."""
+    script = tmp_path / "ask.py"
+    script.write_text(
+        "import asyncio, json\n"
+        "from checkbench.llm import ChatRequest, open_backend\n"
+        "from checkbench.schema import Message\n"
+        "schema = {'type': 'object', 'required': ['text'], 'additionalProperties': False,\n"
+        "          'properties': {'text': {'type': 'string', 'minLength': 1, 'maxLength': 5000}}}\n"
+        "request = ChatRequest(messages=(Message(role='user', content='Say hi in JSON.'),),\n"
+        "                      max_tokens=12, json_schema=schema)\n"
+        "print(asyncio.run(open_backend('local').chat(request)).content)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert done.stdout.lstrip().startswith('{"text"')

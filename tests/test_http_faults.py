@@ -13,6 +13,7 @@ from checkbench.llm.openai_compat import OpenAIBackend
 from checkbench.llm.retry import RetryPolicy
 from checkbench.schema import Message
 from checkbench.store import RunStore
+from tests.conftest import free_port
 from tests.stub_server import Reply, StubServer, completion
 
 FAST = RetryPolicy(attempts=4, base_s=0.01, cap_s=0.05)
@@ -116,3 +117,17 @@ def test_retry_after_as_http_date() -> None:
     assert 8 <= parse_retry_after(formatdate(time.time() + 10, usegmt=True)) <= 10  # type: ignore[operator]
     assert parse_retry_after("garbage") is None
     assert parse_retry_after("2.5") == 2.5
+
+
+async def test_an_unreachable_server_is_named_in_the_error(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there
+    backend = OpenAIBackend("stub", base_url=f"http://127.0.0.1:{port}/v1")
+    with RunStore(tmp_path) as store:
+        try:
+            outcome = await Caller(store, policy=FAST).call(backend, REQUEST, role="candidate")
+        finally:
+            await backend.aclose()
+    assert outcome.result is None
+    assert (outcome.error or "").startswith(
+        f"connection error: Cannot connect to host 127.0.0.1:{port}"
+    )

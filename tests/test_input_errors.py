@@ -110,3 +110,18 @@ def test_cli_missing_file(tmp_path: Path) -> None:
     result = run_cli("generate", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "run"))
     assert result.returncode == 2
     assert "nope.jsonl: file not found" in result.stderr
+
+
+def test_error_without_a_file_names_just_the_field() -> None:
+    assert str(InputError("too big", field="model")) == "field 'model': too big"
+    assert str(InputError("too big", path="b.jsonl", line=3, field="id")) == (
+        "b.jsonl:3: field 'id': too big"
+    )
+
+
+def test_cli_error_is_exactly_one_line(tmp_path: Path) -> None:
+    """No blank line from a progress display that never showed anything."""
+    result = run_cli("generate", str(EXAMPLE), "--out", str(tmp_path / "run"), "--model", "gpt4")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: field 'model': unknown model 'gpt4'")
+    assert result.stderr.count("\n") == 1

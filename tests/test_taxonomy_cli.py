@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from checkbench.cli.taxonomy import resolve_model
+from checkbench.llm import open_backend
 from checkbench.schema import Check, Item, Message, Response, Verdict
 from checkbench.store import RunStore
 from checkbench.taxonomy.tree import Node, Taxonomy, load_taxonomy, save_taxonomy
@@ -126,6 +128,21 @@ def test_navigate_tables_show_nodes_profiles_and_divergent_nodes(run) -> None:
     assert "Weaknesses" in out and "writing/email" in out
     assert "Most divergent nodes" in out and "coding/testing" in out
     assert "B overall" not in out  # only the chosen model's profile
+
+
+def test_navigate_with_an_unknown_model_prints_one_error_and_no_table(run) -> None:
+    result = run_cli(
+        "taxonomy", "navigate", str(run[0]), "--taxonomy", str(run[1]), "--model", "Z",
+    )  # fmt: skip
+    assert result.returncode == 2 and result.stdout == ""
+    assert "unknown model 'Z' (known: A, B, C)" in result.stderr
+
+
+def test_navigate_takes_a_model_spec_for_the_model_it_names() -> None:
+    local = open_backend("local").name
+    assert resolve_model("local", ["A", local]) == local
+    assert resolve_model("A", ["A", local]) == "A"
+    assert resolve_model("Z", ["A"]) == "Z"  # left for the navigation to report as unknown
 
 
 def test_navigate_rejects_tags_outside_the_taxonomy(run, tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ from checkbench.build.stages import RECORD_PREFIX, Decision, StageContext, Stage
 from checkbench.build.topic_report import Assignment, Cluster, TopicConfig, TopicReport
 from checkbench.build.vocab import BUILTIN, load_vocabulary
 from checkbench.calls import Caller
-from checkbench.errors import InputError
+from checkbench.errors import CheckbenchError, InputError
 from checkbench.jsonl import read_models, write_jsonl
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend
@@ -207,8 +207,14 @@ def _cluster(
     first = next(stream, None)
     if first is None:
         return None
-    from checkbench.build.embed import make_embedder
-    from checkbench.build.topics import cluster_topics
+    try:
+        from checkbench.build.embed import make_embedder
+        from checkbench.build.topics import cluster_topics
+    except ImportError as exc:
+        raise CheckbenchError(
+            f"topic clustering needs {exc.name or 'the build extra'}: "
+            "pip install 'checkbench[build]'"
+        ) from None
 
     return cluster_topics(
         chain([first], stream),

@@ -44,8 +44,8 @@ class _LogsByDefault(TyperGroup):
 
 build_app = typer.Typer(
     cls=_LogsByDefault,
-    help="Build a benchmark from conversation logs: `checkbench build LOGS... --domain D --out "
-    "RUN --bench OUT.jsonl` (same as `build from-logs`); `build filter` drops easy items.",
+    help="Build a benchmark from conversation logs (`build LOGS...` is short for `build "
+    "from-logs LOGS...`); `build filter` drops easy items.",
     no_args_is_help=True,
 )
 app.add_typer(build_app, name="build")
@@ -82,7 +82,9 @@ def from_logs(
     fmt: Annotated[
         str, typer.Option("--format", help="Log format: auto, openai, sharegpt, lmsys, wildchat.")
     ] = "auto",
-    strict: Annotated[bool, typer.Option(help="Stop at the first malformed record.")] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Stop at the first malformed record.")
+    ] = False,
     limit: Annotated[
         int | None, typer.Option(min=1, help="Read at most N conversations from each log.")
     ] = None,

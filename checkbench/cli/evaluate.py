@@ -14,6 +14,7 @@ from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, Json
 from checkbench.cli.render import (
     console,
     print_breakdowns,
+    print_failed_responses,
     print_leaderboard,
     print_stage,
     print_usage,
@@ -159,6 +160,7 @@ def run(
     for summary in summaries:
         print_stage(summary)
     with RunStore.existing(out) as store:
+        print_failed_responses(store)
         print_usage(store)
     _show(board, False, True)
     console.print(f"Run stored in [bold]{out}[/]; `checkbench leaderboard {out} --json` for JSON.")

@@ -10,7 +10,7 @@ import typer
 from checkbench import api
 from checkbench.cli import app
 from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, JsonMode, model_options
-from checkbench.cli.render import print_stage, print_usage
+from checkbench.cli.render import print_failed_responses, print_stage, print_usage
 from checkbench.generate import GenerationSettings
 from checkbench.progress import RichProgress
 from checkbench.store import RunStore
@@ -27,7 +27,7 @@ def generate(
         typer.Option(
             "--model",
             "-m",
-            help="Candidate model: local, local:/x.gguf or openai:NAME; repeat (default: local).",
+            help="Candidate model: local, local:/x.gguf or openai:NAME; repeat for several.",
         ),
     ] = ["local"],  # noqa: B006 (typer reads the default)
     fmt: Format = "auto",
@@ -58,4 +58,5 @@ def generate(
         )
     print_stage(summary)
     with RunStore.existing(out) as store:
+        print_failed_responses(store)
         print_usage(store)

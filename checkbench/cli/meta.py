@@ -84,9 +84,12 @@ def meta(
     concurrency: Concurrency = 8,
     json_mode: JsonMode = "schema",
 ) -> None:
-    """Meta-evaluate judges on IF-RewardBench data: Positive/Negative F1 of their verdicts,
-    accuracy and Kendall tau_b of their rankings over the preference edges, by instruction type,
-    and pairwise judging in both orders with its position bias."""
+    """Meta-evaluate judges on IF-RewardBench data: F1, tau_b, position bias.
+
+    Verdicts: Positive and Negative F1 against the gold labels.
+    Rankings: accuracy and Kendall tau_b over preference edges.
+    Pairwise (--paradigm): both orders per pair, and the position-bias rate.
+    """
     no_edges = _choice(no_edges, ("exclude", "zero"), "--no-edges")
     if not judge:
         chosen = _choice(ranking, ("auto", "labels", "score"), "--ranking")
@@ -141,8 +144,11 @@ def agreement(
     ] = None,
     as_json: AsJson = False,
 ) -> None:
-    """Per-check agreement of judges with human verdicts on a sample (FB-Bench's consistency
-    rate), Cohen's kappa, and per-class F1."""
+    """Judges' agreement with human verdicts per check: consistency rate, kappa, F1.
+
+    Consistency rate: FB-Bench's share of checks where judge and human agree.
+    Every figure comes with a 95% bootstrap interval over items.
+    """
     results = api.judge_agreement(run_dir, human, judges=judge or ())
     if as_json:
         print(json.dumps([r.model_dump(mode="json") for r in results], indent=2))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from rich import box
 from rich.table import Table
 
 from checkbench.cli.render import console
@@ -45,10 +46,17 @@ def _rate(value: float | None) -> str:
 
 
 def _table(title: str, first: str, columns: Sequence[str], caption: str | None = None) -> Table:
-    table = Table(title=title, caption=caption)
+    table = Table(
+        title=title,
+        caption=caption,
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+    )
     table.add_column(first, no_wrap=True)
     for column in columns:
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", overflow="fold")
     return table
 
 
@@ -162,18 +170,29 @@ def print_judge_leaderboard(results: Sequence[JudgeResult]) -> None:
 
 
 def print_human_agreement(results: Sequence[JudgeAgreement]) -> None:
-    """Per-check agreement of each judge with the human verdicts."""
-    metrics = ("agreement", "kappa", "positive_f1", "negative_f1", "sensitivity", "specificity")
-    table = _table(
-        "Judge vs human verdicts, per check (95% bootstrap intervals over items)",
-        "judge",
-        ["n", *(_TITLES[m] for m in metrics), "unscored", "only human", "only judge"],
+    """Per-check agreement of each judge with the human verdicts: one column per judge, so
+    long judge names and intervals fit an 80-column terminal."""
+    table = Table(
+        title="Judge vs human verdicts, per check (95% bootstrap intervals over items)",
         caption="agreement is FB-Bench's consistency rate; unscored judge verdicts count as "
         "disagreements",
+        box=box.SIMPLE_HEAD,
     )
+    table.add_column("judge", no_wrap=True)
     for r in results:
-        cells = [stat(getattr(r, m)) for m in metrics]
+        table.add_column(r.judge, justify="right", overflow="fold")
+    table.add_row("checks (n)", *(str(r.n) for r in results))
+    metrics = ("agreement", "kappa", "positive_f1", "negative_f1", "sensitivity", "specificity")
+    for metric in metrics:
         table.add_row(
-            r.judge, str(r.n), *cells, str(r.unscored), str(r.only_human), str(r.only_judge)
+            _TITLES[metric], *(stat(getattr(r, metric)).replace("\n", " ") for r in results)
         )
+    counts = (
+        ("unscored", "unscored"),
+        ("human undecided", "gold_missing"),
+        ("only human", "only_human"),
+        ("only judge", "only_judge"),
+    )
+    for label, field in counts:
+        table.add_row(label, *(str(getattr(r, field)) for r in results))
     console.print(table)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from checkbench.scoring import FBBenchLeaderboard
 from checkbench.stage import StageSummary
@@ -12,36 +17,62 @@ from checkbench.store import RunStore
 console = Console()
 
 
+def stage_line(summary: StageSummary) -> str:
+    """What a stage did, in one short line (cache hits shown when there are any)."""
+    parts = [
+        f"{summary.total} total",
+        f"{summary.already_done} already done",
+        f"{summary.called} model calls",
+    ]
+    if summary.cached:
+        parts.append(f"{summary.cached} cached")
+    parts.append(f"[red]{summary.errors} failed[/]" if summary.errors else "0 failed")
+    return f"[bold]{summary.stage}[/]: {', '.join(parts)}, {summary.duration_s:.1f}s"
+
+
 def print_stage(summary: StageSummary) -> None:
     """One line saying what a stage did."""
-    console.print(
-        f"[bold]{summary.stage}[/]: {summary.total} total, {summary.already_done} already done, "
-        f"{summary.called} model calls, {summary.cached} cache hits, "
-        f"[red]{summary.errors} failed[/], {summary.duration_s:.1f}s"
-    )
+    console.print(stage_line(summary), highlight=False)
 
 
-def print_usage(store: RunStore) -> None:
-    """Calls, failures and tokens per model and role."""
-    table = Table(title="Model calls")
-    table.add_column("role")
-    table.add_column("model", overflow="fold")
-    for column in ("calls", "failed", "prompt tok", "completion tok", "time s"):
+def print_failed_responses(store: RunStore, shown: int = 3) -> None:
+    """Why answers failed: the most frequent error messages with their counts."""
+    errors = Counter(r.error for r in store.responses() if r.error is not None)
+    for error, count in errors.most_common(shown):
+        console.print(f"[red]{count} failed:[/] {escape(error)}", highlight=False)
+    if len(errors) > shown:
+        console.print(f"[dim]({len(errors) - shown} other error messages)[/]")
+
+
+def usage_table(store: RunStore) -> Table:
+    """Calls, failures, tokens and time per model and role: a model's name heads its rows, so
+    long names fit an 80-column terminal."""
+    table = Table(title="Model calls", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("model / role", overflow="fold")
+    for column in ("calls", "failed", "tok in", "tok out", "time s"):
         table.add_column(column, justify="right")
-    for row in store.usage():
+    model = None
+    for row in sorted(store.usage(), key=lambda row: (row.model, row.role)):
+        if row.model != model:
+            model = row.model
+            table.add_row(Text(model, style="bold"))
         table.add_row(
-            row.role,
-            row.model,
+            Text(f"  {row.role}"),
             str(row.calls),
-            str(row.errors),
+            f"[red]{row.errors}[/]" if row.errors else "0",
             str(row.prompt_tokens),
             str(row.completion_tokens),
             f"{row.latency_s:.1f}",
         )
-    console.print(table)
+    return table
 
 
-def _fmt(score: float | None, ci: tuple[float, float] | None) -> str:
+def print_usage(store: RunStore) -> None:
+    """Calls, failures and tokens per model and role."""
+    console.print(usage_table(store))
+
+
+def score_cell(score: float | None, ci: tuple[float, float] | None) -> str:
     """A score, with its interval on a second, dimmed line."""
     if score is None:
         return "-"
@@ -63,9 +94,9 @@ def print_leaderboard(board: FBBenchLeaderboard) -> None:
         table.add_row(
             str(rank),
             row.model,
-            _fmt(row.error_correction, row.error_correction_ci),
-            _fmt(row.response_maintenance, row.response_maintenance_ci),
-            _fmt(row.overall, row.overall_ci),
+            score_cell(row.error_correction, row.error_correction_ci),
+            score_cell(row.response_maintenance, row.response_maintenance_ci),
+            score_cell(row.overall, row.overall_ci),
             str(row.n),
             f"[red]{row.unscored}[/]" if row.unscored else "0",
         )
@@ -90,6 +121,8 @@ def print_breakdowns(board: FBBenchLeaderboard, facets: tuple[str, ...]) -> None
                 cells = []
                 for model in models:
                     cell = board.breakdowns[model].get(scope, {}).get(facet, {}).get(value)
-                    cells.append(f"{_fmt(cell.score, None)} [dim]n={cell.n}[/]" if cell else "-")
+                    cells.append(
+                        f"{score_cell(cell.score, None)} [dim]n={cell.n}[/]" if cell else "-"
+                    )
                 table.add_row(value, *cells)
             console.print(table)

@@ -66,8 +66,10 @@ def view(
     price: Prices = None,
     taxonomy: TaxonomyFile = None,
 ) -> None:
-    """Serve the report on localhost, fetching items page by page: for runs too large for one
-    file. Stop with Ctrl-C."""
+    """Serve the report on localhost, for runs too large for one file; Ctrl-C stops.
+
+    The page is the one `report` writes, but it fetches items page by page.
+    """
 
     def ready(url: str) -> None:
         console.print(f"report of {run_dir} at [bold]{url}[/] (Ctrl-C stops)", highlight=False)

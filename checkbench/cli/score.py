@@ -85,8 +85,11 @@ def score(
     ] = "exclude",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Conv-to-Bench scores per model with 95% cluster-bootstrap intervals and, with a
-    reference leaderboard, Spearman and Kendall rank correlations."""
+    """Conv-to-Bench scores per model; rank agreement with a reference leaderboard.
+
+    Scores come with 95% cluster-bootstrap intervals over instructions.
+    With --reference: Spearman and Kendall correlations with its ranking.
+    """
     if checks not in CHECK_MODES:
         raise typer.BadParameter("must be 'instruction' or 'all'", param_hint="--checks")
     if unscored not in ("zero", "exclude"):

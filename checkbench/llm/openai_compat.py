@@ -132,7 +132,7 @@ class OpenAIBackend:
         except TimeoutError:
             raise LLMError("timeout", retryable=True) from None
         except aiohttp.ClientError as exc:
-            raise LLMError(f"connection error: {exc!r}", retryable=True) from None
+            raise LLMError(f"connection error: {exc or repr(exc)}", retryable=True) from None
 
     async def chat(self, request: ChatRequest) -> ChatResult:
         """One completion; raises LLMError classified for the retry policy."""

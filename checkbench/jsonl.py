@@ -21,7 +21,7 @@ def field_path(error: ValidationError) -> tuple[str, str]:
     """The dotted location and message of a validation error's first problem."""
     first = error.errors()[0]
     loc = ".".join(str(part) for part in first["loc"]) or "record"
-    return loc, first["msg"]
+    return loc, first["msg"].removeprefix("Value error, ")
 
 
 def iter_json_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -97,8 +97,8 @@ def validate(model: type[M], record: dict[str, Any], *, path: str | Path, line: 
 
 
 def read_models(path: str | Path, model: type[M]) -> list[M]:
-    """Load and validate every record of a JSONL file; the first bad record stops the load."""
-    return [validate(model, rec, path=path, line=n) for n, rec in iter_json_lines(path)]
+    """Load and validate every record of a JSONL file (or JSON list); the first bad one stops."""
+    return [validate(model, rec, path=path, line=n) for n, rec in iter_json_records(path)]
 
 
 def dumps(obj: BaseModel | dict[str, Any]) -> str:
@@ -106,6 +106,16 @@ def dumps(obj: BaseModel | dict[str, Any]) -> str:
     if isinstance(obj, BaseModel):
         return obj.model_dump_json(exclude_none=False)
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def _umasked(mode: int) -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return mode & ~umask
+
+
+_FILE_MODE = _umasked(0o666)
+"""What open() would give a new file (mkstemp's temporary files are 0600)."""
 
 
 @contextmanager
@@ -120,6 +130,7 @@ def atomic_write(path: str | Path) -> Iterator[TextIO]:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             yield handle
+        os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

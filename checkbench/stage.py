@@ -27,6 +27,11 @@ class StageSummary:
     errors: int
     duration_s: float
 
+    @property
+    def all_failed(self) -> bool:
+        """Every piece of work this stage attempted failed (a dead endpoint, a bad key...)."""
+        return self.errors > 0 and self.errors == self.total - self.already_done
+
 
 @dataclass
 class StageClock:

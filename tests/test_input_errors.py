@@ -125,3 +125,46 @@ def test_cli_error_is_exactly_one_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("error: field 'model': unknown model 'gpt4'")
     assert result.stderr.count("\n") == 1
+
+
+def test_a_run_where_every_call_fails_exits_1_after_recording(tmp_path: Path) -> None:
+    from tests.stub_server import Reply, StubServer
+
+    out = tmp_path / "run"
+    with StubServer(default=Reply(status=401, body={"error": "bad key"})) as server:
+        result = run_cli(
+            "generate",
+            str(EXAMPLE),
+            "--out",
+            str(out),
+            "--model",
+            "openai:x",
+            "--base-url",
+            server.base_url,
+        )
+    assert result.returncode == 1
+    assert "every attempt failed in: generate" in result.stderr
+    assert "HTTP 401" in result.stdout
+    assert (out / "run.sqlite").exists()
+
+
+def test_error_text_in_brackets_is_printed_literally(tmp_path: Path) -> None:
+    bench = tmp_path / "run[bold].jsonl"
+    result = run_cli("generate", str(bench), "--out", str(tmp_path / "run"))
+    assert result.returncode == 2
+    assert "run[bold].jsonl: file not found" in result.stderr
+
+
+def test_a_json_list_of_items_loads_like_jsonl(tmp_path: Path) -> None:
+    items = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]
+    listed = tmp_path / "bench.json"
+    listed.write_text(json.dumps(items))
+    assert [i.id for i in load_items(listed, "native")] == [i["id"] for i in items]
+
+
+def test_written_files_get_ordinary_permissions(tmp_path: Path) -> None:
+    from checkbench.jsonl import write_jsonl
+
+    path = tmp_path / "out.jsonl"
+    write_jsonl(path, [{"a": 1}])
+    assert path.stat().st_mode & 0o644 == 0o644

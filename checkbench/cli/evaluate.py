@@ -13,6 +13,7 @@ from checkbench.cli import app
 from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, JsonMode, model_options
 from checkbench.cli.render import (
     console,
+    exit_if_all_failed,
     print_breakdowns,
     print_failed_responses,
     print_leaderboard,
@@ -164,6 +165,7 @@ def run(
         print_usage(store)
     _show(board, False, True)
     console.print(f"Run stored in [bold]{out}[/]; `checkbench leaderboard {out} --json` for JSON.")
+    exit_if_all_failed(summaries)
 
 
 @import_app.command("fb-bench-judgments")

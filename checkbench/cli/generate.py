@@ -10,7 +10,12 @@ import typer
 from checkbench import api
 from checkbench.cli import app
 from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, JsonMode, model_options
-from checkbench.cli.render import print_failed_responses, print_stage, print_usage
+from checkbench.cli.render import (
+    exit_if_all_failed,
+    print_failed_responses,
+    print_stage,
+    print_usage,
+)
 from checkbench.generate import GenerationSettings
 from checkbench.progress import RichProgress
 from checkbench.store import RunStore
@@ -60,3 +65,4 @@ def generate(
     with RunStore.existing(out) as store:
         print_failed_responses(store)
         print_usage(store)
+    exit_if_all_failed([summary])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import typer
 from rich import box
 from rich.console import Console
 from rich.markup import escape
@@ -33,6 +34,16 @@ def stage_line(summary: StageSummary) -> str:
 def print_stage(summary: StageSummary) -> None:
     """One line saying what a stage did."""
     console.print(stage_line(summary), highlight=False)
+
+
+def exit_if_all_failed(summaries: list[StageSummary]) -> None:
+    """Exit with code 1 when a stage failed on everything it tried: results are recorded, but a
+    script should not take the run for a success."""
+    failed = [s.stage for s in summaries if s.all_failed]
+    if failed:
+        err = Console(stderr=True)
+        err.print(f"[bold red]error:[/] every attempt failed in: {', '.join(failed)}")
+        raise typer.Exit(1)
 
 
 def print_failed_responses(store: RunStore, shown: int = 3) -> None:

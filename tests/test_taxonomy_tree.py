@@ -297,3 +297,17 @@ def test_tree_view_shows_every_node_and_escapes_markup() -> None:
     assert "coding desc" in text
     console.print(tree_view(t, descriptions=False))
     assert "desc" not in console.export_text()
+
+
+def test_empty_or_binary_taxonomy_files_say_so(tmp_path: Path) -> None:
+    from checkbench.errors import InputError
+    from checkbench.taxonomy.tree import load_taxonomy
+
+    empty = tmp_path / "empty.json"
+    empty.write_text("  \n")
+    with pytest.raises(InputError, match="file is empty"):
+        load_taxonomy(empty)
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe{")
+    with pytest.raises(InputError, match="not valid UTF-8"):
+        load_taxonomy(binary)

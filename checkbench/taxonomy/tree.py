@@ -355,7 +355,13 @@ def load_taxonomy(path: str | Path) -> Taxonomy:
     if not path.is_file():
         raise InputError("file not found", path=path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not valid UTF-8", path=path) from None
+    if not text.strip():
+        raise InputError("file is empty", path=path)
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
     try:

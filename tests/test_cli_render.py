@@ -94,6 +94,8 @@ def test_generate_says_why_answers_failed(tmp_path: Path) -> None:
             "generate", str(EXAMPLES / "feedback-mini.jsonl"), "--out", str(tmp_path / "run"),
             "--model", "openai:stub", "--base-url", server.base_url,
         )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr
+    assert "every attempt failed in: generate" in result.stderr
     reason = next(line for line in result.stdout.splitlines() if line.startswith("8 failed:"))
     assert "HTTP 401" in reason and "bad key" in reason
+    assert (tmp_path / "run" / "run.sqlite").exists()

@@ -127,27 +127,6 @@ def test_cli_error_is_exactly_one_line(tmp_path: Path) -> None:
     assert result.stderr.count("\n") == 1
 
 
-def test_a_run_where_every_call_fails_exits_1_after_recording(tmp_path: Path) -> None:
-    from tests.stub_server import Reply, StubServer
-
-    out = tmp_path / "run"
-    with StubServer(default=Reply(status=401, body={"error": "bad key"})) as server:
-        result = run_cli(
-            "generate",
-            str(EXAMPLE),
-            "--out",
-            str(out),
-            "--model",
-            "openai:x",
-            "--base-url",
-            server.base_url,
-        )
-    assert result.returncode == 1
-    assert "every attempt failed in: generate" in result.stderr
-    assert "HTTP 401" in result.stdout
-    assert (out / "run.sqlite").exists()
-
-
 def test_error_text_in_brackets_is_printed_literally(tmp_path: Path) -> None:
     bench = tmp_path / "run[bold].jsonl"
     result = run_cli("generate", str(bench), "--out", str(tmp_path / "run"))

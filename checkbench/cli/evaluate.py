@@ -15,16 +15,13 @@ from checkbench.cli.render import (
     console,
     exit_if_all_failed,
     print_breakdowns,
-    print_failed_responses,
     print_leaderboard,
-    print_stage,
-    print_usage,
+    print_stages,
 )
 from checkbench.generate import GenerationSettings
 from checkbench.judges.checklist import JudgeSettings
 from checkbench.progress import RichProgress
 from checkbench.scoring import FBBenchLeaderboard
-from checkbench.store import RunStore
 
 import_app = typer.Typer(help="Bring existing results into a run.", no_args_is_help=True)
 app.add_typer(import_app, name="import")
@@ -85,9 +82,7 @@ def judge(
         summary = api.judge(
             run_dir, judge_model, settings=settings, options=options, progress=progress
         )
-    print_stage(summary)
-    with RunStore.existing(run_dir) as store:
-        print_usage(store)
+    print_stages(run_dir, [summary])
 
 
 @app.command()
@@ -158,11 +153,7 @@ def run(
             progress=progress,
             policy=unscored,  # type: ignore[arg-type]
         )
-    for summary in summaries:
-        print_stage(summary)
-    with RunStore.existing(out) as store:
-        print_failed_responses(store)
-        print_usage(store)
+    print_stages(out, summaries, failures=True)
     _show(board, False, True)
     console.print(f"Run stored in [bold]{out}[/]; `checkbench leaderboard {out} --json` for JSON.")
     exit_if_all_failed(summaries)

@@ -12,13 +12,10 @@ from checkbench.cli import app
 from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, JsonMode, model_options
 from checkbench.cli.render import (
     exit_if_all_failed,
-    print_failed_responses,
-    print_stage,
-    print_usage,
+    print_stages,
 )
 from checkbench.generate import GenerationSettings
 from checkbench.progress import RichProgress
-from checkbench.store import RunStore
 
 
 @app.command()
@@ -61,8 +58,5 @@ def generate(
             options=options,
             progress=progress,
         )
-    print_stage(summary)
-    with RunStore.existing(out) as store:
-        print_failed_responses(store)
-        print_usage(store)
+    print_stages(out, [summary], failures=True)
     exit_if_all_failed([summary])

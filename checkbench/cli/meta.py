@@ -16,14 +16,12 @@ from checkbench.cli.meta_render import (
     print_judge_leaderboard,
     print_meta_report,
 )
-from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, JsonMode, model_options
-from checkbench.cli.render import console, print_stage, print_usage
+from checkbench.cli.options import ApiKeyEnv, AsJson, BaseUrl, Concurrency, JsonMode, model_options
+from checkbench.cli.render import console, print_stages
 from checkbench.judges.checklist import JudgeSettings
 from checkbench.meta.run import MetaSettings
 from checkbench.progress import RichProgress
-from checkbench.store import RunStore
 
-AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 TITLE = "Judge meta-evaluation (IF-RewardBench metrics, 95% bootstrap intervals)"
 
 
@@ -119,10 +117,7 @@ def meta(
         else:
             print(json.dumps([r.model_dump(mode="json") for r in run.results], indent=2))
         return
-    for summary in run.stages:
-        print_stage(summary)
-    with RunStore.existing(run.run_dir) as store:
-        print_usage(store)
+    print_stages(run.run_dir, run.stages)
     if len(run.results) == 1:
         [result] = run.results
         print_meta_report(result.report, f"{TITLE}: judge {result.judge}")

@@ -23,6 +23,7 @@ JsonMode = Annotated[
         "when refused) or 'object'."
     ),
 ]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 Format = Annotated[str, typer.Option("--format", help="Benchmark format: auto, native, fb-bench.")]
 
 

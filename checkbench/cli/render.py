@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import typer
 from rich import box
@@ -34,6 +35,16 @@ def stage_line(summary: StageSummary) -> str:
 def print_stage(summary: StageSummary) -> None:
     """One line saying what a stage did."""
     console.print(stage_line(summary), highlight=False)
+
+
+def print_stages(run_dir: Path, summaries: list[StageSummary], *, failures: bool = False) -> None:
+    """Each stage's line, then (for answering stages) why answers failed, then the calls table."""
+    for summary in summaries:
+        print_stage(summary)
+    with RunStore.existing(run_dir) as store:
+        if failures:
+            print_failed_responses(store)
+        print_usage(store)
 
 
 def exit_if_all_failed(summaries: list[StageSummary]) -> None:

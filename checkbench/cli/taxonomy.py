@@ -13,14 +13,12 @@ from rich.table import Table
 
 from checkbench import api
 from checkbench.cli import app
-from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, JsonMode, model_options
-from checkbench.cli.render import console, print_stage, print_usage, score_cell
+from checkbench.cli.options import ApiKeyEnv, AsJson, BaseUrl, Concurrency, JsonMode, model_options
+from checkbench.cli.render import console, print_stages, score_cell
 from checkbench.errors import CheckbenchError
 from checkbench.judges.pc2 import PC2Report, PC2Settings
 from checkbench.llm import open_backend
 from checkbench.progress import RichProgress
-from checkbench.stage import StageSummary
-from checkbench.store import RunStore
 from checkbench.taxonomy.builder import BuildSettings
 from checkbench.taxonomy.navigate import (
     NavigationSettings,
@@ -46,7 +44,6 @@ BenchOut = Annotated[Path, typer.Option("--bench-out", help="Where to write the 
 Model = Annotated[
     str, typer.Option("--model", "-m", help="Model: local, local:/x.gguf or openai:NAME.")
 ]
-AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 ReasonChars = Annotated[
     int, typer.Option(min=0, help="Length cap of the model's reasons (shorter is cheaper).")
 ]
@@ -59,12 +56,6 @@ def _size(tree: Taxonomy) -> str:
 def _tally(counts: dict[str, int]) -> str:
     """Counts as "5 added, 2 exists" (or "none"), for one-line summaries."""
     return ", ".join(f"{n} {what}" for what, n in counts.items()) or "none"
-
-
-def _finish(out: Path, summary: StageSummary) -> None:
-    print_stage(summary)
-    with RunStore.existing(out) as store:
-        print_usage(store)
 
 
 @taxonomy_app.command()
@@ -154,7 +145,7 @@ def build(
         highlight=False,
     )
     console.print(f"taxonomy written to [bold]{taxonomy_out}[/]")
-    _finish(out, result.summary)
+    print_stages(out, [result.summary])
 
 
 @taxonomy_app.command()
@@ -192,7 +183,7 @@ def tag(
         f"domains: {escape(_tally(report.domains))}; written to [bold]{bench_out}[/]",
         highlight=False,
     )
-    _finish(out, result.summary)
+    print_stages(out, [result.summary])
 
 
 @taxonomy_app.command()
@@ -236,7 +227,7 @@ def synthesize(
         f"{len(report.no_reference)} without any reference; written to [bold]{bench_out}[/]",
         highlight=False,
     )
-    _finish(out, result.summary)
+    print_stages(out, [result.summary])
 
 
 def _print_pc2(report: PC2Report) -> None:
@@ -330,7 +321,7 @@ def pc2(
         print(result.report.model_dump_json(indent=2))
         return
     _print_pc2(result.report)
-    _finish(run_dir, result.summary)
+    print_stages(run_dir, [result.summary])
 
 
 @taxonomy_app.command()

@@ -192,9 +192,7 @@ async def tag_items(
     """Tag every item (stored in the run first); rerunning replays the cached answers."""
     settings = settings or TagSettings()
     store.add_items(items)
-    store.set_meta(
-        "scan_tagging", {"prompts": [prompt_tag("scan_domain"), prompt_tag("scan_tagging")]}
-    )
+    store.set_meta(META_KEY, {"prompts": [prompt_tag("scan_domain"), prompt_tag("scan_tagging")]})
     stage = StageRun.begin(store, caller, progress)
     tagged: dict[str, Item] = {}
     records: dict[str, dict[str, Any]] = {}

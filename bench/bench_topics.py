@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from checkbench.build.embed import Embedder, WordLlamaEmbedder
-from checkbench.build.ingest import iter_conversations
-from checkbench.build.topics import cluster_topics
-from checkbench.build.vocab import load_vocabulary
+from checkbench.convbench.embed import Embedder, WordLlamaEmbedder
+from checkbench.convbench.ingest import iter_conversations
+from checkbench.convbench.topics import cluster_topics
+from checkbench.convbench.vocab import load_vocabulary
 
 TOPICS = {
     "python": "python function|list comprehension|pandas dataframe|TypeError|decorator|pip "

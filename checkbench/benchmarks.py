@@ -17,7 +17,7 @@ def _native(path: Path) -> list[Item]:
 
 
 def _fbbench(path: Path) -> list[Item]:
-    from checkbench.datasets.fbbench import load_fbbench
+    from checkbench.fbbench.dataset import load_fbbench
 
     return load_fbbench(path)
 

@@ -6,11 +6,11 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from checkbench.calls import Caller
 from checkbench.llm.base import ChatBackend, ChatRequest
-from checkbench.progress import ProgressSink
 from checkbench.schema import Item, Response, Usage
-from checkbench.stage import StageRun, StageSummary
+from checkbench.steps.caller import Caller
+from checkbench.steps.progress import ProgressSink
+from checkbench.steps.stage import StageRun, StageSummary
 from checkbench.store import RunStore
 
 CANDIDATE = "candidate"

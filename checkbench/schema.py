@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 Role = Literal["system", "user", "assistant", "tool"]
 Rule = Literal["weighted", "any", "all", "mean"]
+Winner = Literal["a", "b", "tie"]
 
 
 class _Model(BaseModel):
@@ -92,3 +93,16 @@ class Verdict(_Model):
     p_yes: float | None = None
     reason: str = ""
     raw: str | None = None
+
+
+class PairVerdict(_Model):
+    """One pairwise judgment: response `a` shown first, `b` second; winner None = unscored."""
+
+    item_id: str
+    judge: str
+    a: str
+    b: str
+    winner: Winner | None
+    reason: str = ""
+    raw: str | None = None
+    attempts: int = 1

@@ -65,8 +65,32 @@ class RunStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=10000")
+        self._check_version()
         self._db.executescript(_SCHEMA)
         self.set_meta_default("schema_version", SCHEMA_VERSION)
+
+    def _check_version(self) -> None:
+        """Refuse a store written by a checkbench with another layout, before touching it."""
+        has_meta = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone()
+        if not has_meta:
+            return
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        found = json.loads(row[0]) if row else None
+        if found == SCHEMA_VERSION:
+            return
+        self._db.close()
+        newer = isinstance(found, int) and found > SCHEMA_VERSION
+        raise InputError(
+            f"run store layout version {found} is not this checkbench's ({SCHEMA_VERSION}): "
+            + (
+                "it was written by a newer checkbench; upgrade checkbench to read it"
+                if newer
+                else "it was written by an older checkbench; rerun into a new run directory"
+            ),
+            path=self.path,
+        )
 
     @classmethod
     def existing(cls, run_dir: str | Path) -> RunStore:

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checkbench import api
-from checkbench.datasets.ifrewardbench import load_ifrewardbench
+from checkbench.ifrewardbench.dataset import load_ifrewardbench
+from checkbench.ifrewardbench.pairwise import pairwise_report
 from checkbench.llm.base import ChatRequest, ChatResult
-from checkbench.meta import PairVerdict, pairwise_report, verdict_agreement
-from checkbench.schema import Check, Item, Message, Response, Usage, Verdict
+from checkbench.schema import Check, Item, Message, PairVerdict, Response, Usage, Verdict
+from checkbench.stats.agreement import verdict_agreement
 from checkbench.store import RunStore
 from tests.conftest import ROOT, free_port
 

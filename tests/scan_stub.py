@@ -7,7 +7,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from checkbench.llm import ChatBackend, ModelOptions, open_backend
+from checkbench.llm import ModelOptions, open_backend
+from checkbench.llm.base import ChatBackend
 from tests.stub_server import Reply, StubServer, completion
 
 T = TypeVar("T")

@@ -11,8 +11,8 @@ import openai
 import pytest
 
 from checkbench import api
-from checkbench.llm import ChatRequest, ModelOptions, open_backend
-from checkbench.llm.base import ChatBackend
+from checkbench.llm import ModelOptions, open_backend
+from checkbench.llm.base import ChatBackend, ChatRequest
 from checkbench.schema import Message
 from checkbench.store import RunStore
 from tests.conftest import EXAMPLE, SERVED_MODEL, run_cli

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from checkbench.build.curate import (
+from checkbench.convbench.curate import (
     APOLOGY_WINDOW,
     FEWER_THAN_TWO_REPLIES,
     NO_APOLOGY,
@@ -19,10 +19,10 @@ from checkbench.build.curate import (
     parse_draft,
     select,
 )
-from checkbench.build.ingest import Conversation, Source
-from checkbench.build.settings import BuildSettings
+from checkbench.convbench.ingest import Conversation, Source
+from checkbench.convbench.settings import ConvBenchSettings
 from checkbench.schema import Message
-from checkbench.structured import Unusable
+from checkbench.steps.ask import Unusable
 
 
 def chat(*turns: tuple[str, str]) -> Conversation:
@@ -59,7 +59,7 @@ COMPLAINT = ("user", "That's wrong.")
 )
 def test_later_apologies_in_english_and_chinese_are_selected(reply: str) -> None:
     conversation = chat(QUESTION, WRONG, COMPLAINT, ("assistant", reply))
-    decision = select(conversation, BuildSettings())
+    decision = select(conversation, ConvBenchSettings())
     assert decision.kept
     assert decision.value is not None
     assert (decision.value.disputed, decision.value.complaint, decision.value.reply) == (1, (2,), 3)
@@ -76,15 +76,15 @@ def test_later_apologies_in_english_and_chinese_are_selected(reply: str) -> None
     ],
 )
 def test_replies_that_do_not_open_with_an_apology_are_not(reply: str) -> None:
-    decision = select(chat(QUESTION, WRONG, COMPLAINT, ("assistant", reply)), BuildSettings())
+    decision = select(chat(QUESTION, WRONG, COMPLAINT, ("assistant", reply)), ConvBenchSettings())
     assert decision.reason == NO_APOLOGY
 
 
 def test_an_apology_in_the_first_reply_does_not_count() -> None:
     first = ("assistant", "I'm sorry, I can't browse the web. Sydney?")
     conversation = chat(QUESTION, first, COMPLAINT, ("assistant", "It's Canberra."))
-    assert select(conversation, BuildSettings()).reason == NO_APOLOGY
-    assert select(chat(QUESTION, first), BuildSettings()).reason == FEWER_THAN_TWO_REPLIES
+    assert select(conversation, ConvBenchSettings()).reason == NO_APOLOGY
+    assert select(chat(QUESTION, first), ConvBenchSettings()).reason == FEWER_THAN_TWO_REPLIES
 
 
 def test_the_first_later_apology_wins_and_the_complaint_spans_the_user_turns_between() -> None:
@@ -121,11 +121,11 @@ def test_conversations_over_the_token_limit_are_dropped() -> None:
     long_question = ("user", " ".join(["word"] * 300))
     conversation = chat(long_question, WRONG, COMPLAINT, ("assistant", "I'm sorry, Canberra."))
     words = 300 + 1 + 2 + 3
-    settings = BuildSettings(max_tokens_approx=100)
+    settings = ConvBenchSettings(max_tokens_approx=100)
     decision = select(conversation, settings)
     assert decision.reason == TOO_LONG
     assert decision.record["tokens"] >= words
-    assert select(conversation, BuildSettings(max_tokens_approx=words * 2)).kept
+    assert select(conversation, ConvBenchSettings(max_tokens_approx=words * 2)).kept
 
 
 def test_weights_are_normalised_to_sum_to_one() -> None:
@@ -157,7 +157,7 @@ def _draft(**changes: object) -> str:
 
 
 def test_a_draft_is_parsed_with_repeats_dropped_and_weights_normalised() -> None:
-    draft = parse_draft(_draft(), BuildSettings(min_checks=2, max_checks=3))
+    draft = parse_draft(_draft(), ConvBenchSettings(min_checks=2, max_checks=3))
     assert draft.deficiency == "Factual Error"
     assert draft.checks == [("Does it name Canberra?", 0.75), ("Does it admit the mistake?", 0.25)]
     assert draft.weight_sum == 4
@@ -175,4 +175,4 @@ def test_a_draft_is_parsed_with_repeats_dropped_and_weights_normalised() -> None
 )
 def test_unusable_drafts_say_why(changes: dict, problem: str) -> None:
     with pytest.raises(Unusable, match=problem):
-        parse_draft(_draft(**changes), BuildSettings(min_checks=2, max_checks=3))
+        parse_draft(_draft(**changes), ConvBenchSettings(min_checks=2, max_checks=3))

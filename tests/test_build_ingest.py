@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from checkbench.build.ingest import (
+from checkbench.convbench.ingest import (
     Conversation,
     IngestStats,
     Source,

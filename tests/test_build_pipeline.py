@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from checkbench.benchmarks import load_items
-from checkbench.build.report import REPORT_FILE, BuildReport
+from checkbench.convbench.summary import REPORT_FILE, BuildSummary
 from checkbench.store import STORE_FILE, RunStore
 from tests.build_helpers import LOGS, item_line
 from tests.conftest import run_cli
@@ -51,8 +51,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return root / "run", root / "bench.jsonl"
 
 
-def _report(run: Path) -> BuildReport:
-    return BuildReport.model_validate_json((run / REPORT_FILE).read_text())
+def _report(run: Path) -> BuildSummary:
+    return BuildSummary.model_validate_json((run / REPORT_FILE).read_text())
 
 
 @pytest.mark.slow

@@ -11,8 +11,8 @@ import pytest
 from scipy import stats as scipy_stats
 
 from checkbench import api
-from checkbench.build.bench_scores import restrict_checks
-from checkbench.build.rank_agreement import kendall_tau_b, load_reference, spearman
+from checkbench.convbench.rank_agreement import kendall_tau_b, load_reference, spearman
+from checkbench.convbench.scoring import restrict_checks
 from checkbench.errors import InputError
 from checkbench.schema import Check, Item, Message, Response, Verdict
 from checkbench.store import RunStore

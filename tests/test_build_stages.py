@@ -12,9 +12,9 @@ import pytest
 
 from checkbench import api
 from checkbench.benchmarks import load_items
-from checkbench.build.pipeline import BuildSpec
-from checkbench.build.report import BuildReport
-from checkbench.build.stages import CALL_FAILED, UNUSABLE
+from checkbench.convbench.pipeline import BuildSpec
+from checkbench.convbench.stages import CALL_FAILED, UNUSABLE
+from checkbench.convbench.summary import BuildSummary
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
 from checkbench.schema import Check, Item, Message
@@ -94,11 +94,11 @@ def _spec(tmp_path: Path, **fields: Any) -> BuildSpec:
     return BuildSpec(**{**defaults, **fields})
 
 
-def _build(server: Any, spec: BuildSpec, run: Path) -> BuildReport:
+def _build(server: Any, spec: BuildSpec, run: Path) -> BuildSummary:
     return api.build(spec, run, run / "bench.jsonl", options=ModelOptions(base_url=server.base_url))
 
 
-def _stage(report: BuildReport, name: str) -> dict[str, Any]:
+def _stage(report: BuildSummary, name: str) -> dict[str, Any]:
     return next(s for s in report.stages if s.stage == name).model_dump()
 
 

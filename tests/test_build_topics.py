@@ -11,22 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from checkbench.build.embed import (
+from checkbench.convbench.embed import (
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
     WordLlamaEmbedder,
     make_embedder,
 )
-from checkbench.build.ingest import iter_conversations
-from checkbench.build.topics import (
-    Assignment,
-    TopicConfig,
-    TopicReport,
-    _Reservoir,
-    class_tfidf,
-    cluster_topics,
-)
-from checkbench.build.vocab import BUILTIN, load_vocabulary, match_terms
+from checkbench.convbench.ingest import iter_conversations
+from checkbench.convbench.topic_report import Assignment, TopicConfig, TopicReport
+from checkbench.convbench.topics import _Reservoir, class_tfidf, cluster_topics
+from checkbench.convbench.vocab import BUILTIN, load_vocabulary, match_terms
 from checkbench.errors import CheckbenchError, InputError
 from checkbench.jsonl import read_models
 
@@ -266,7 +260,7 @@ def test_wordllama_embeds_offline_to_unit_vectors(embedder: WordLlamaEmbedder) -
 
 
 def test_wordllama_vectors_match_wordllama_itself(embedder: WordLlamaEmbedder) -> None:
-    from checkbench.build.embed import _load_wordllama
+    from checkbench.convbench.embed import _load_wordllama
 
     texts = [
         "Can you fix my Python code?",
@@ -301,7 +295,7 @@ def test_wordllama_truncated_dimension() -> None:
 def test_importing_wordllama_leaves_logging_alone() -> None:
     code = (
         "import logging\n"
-        "from checkbench.build.embed import WordLlamaEmbedder\n"
+        "from checkbench.convbench.embed import WordLlamaEmbedder\n"
         "WordLlamaEmbedder()\n"
         "root = logging.getLogger()\n"
         "print(len(root.handlers), root.level)\n"

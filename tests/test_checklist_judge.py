@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from checkbench.calls import Caller
 from checkbench.judges.checklist import (
     JudgeSettings,
     judge_response,
@@ -18,6 +17,7 @@ from checkbench.judges.checklist import (
 from checkbench.llm.openai_compat import OpenAIBackend
 from checkbench.prompts import fence
 from checkbench.schema import Check, Item, Message, Response
+from checkbench.steps.caller import Caller
 from checkbench.store import RunStore
 from tests.stub_server import Reply, StubServer, completion
 

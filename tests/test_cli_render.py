@@ -9,9 +9,9 @@ from rich.console import Console
 
 from checkbench.benchmarks import load_items
 from checkbench.cli.render import stage_line, usage_table
-from checkbench.llm import ChatRequest, ChatResult
+from checkbench.llm.base import ChatRequest, ChatResult
 from checkbench.schema import Message, Response, Verdict
-from checkbench.stage import StageSummary
+from checkbench.steps.stage import StageSummary
 from checkbench.store import RunStore
 from tests.conftest import ROOT, run_cli
 from tests.stub_server import Reply, StubServer

@@ -6,12 +6,13 @@ import csv
 import json
 
 from checkbench.benchmarks import load_items
-from checkbench.build.curate import APOLOGY_WINDOW
-from checkbench.build.ingest import iter_conversations
-from checkbench.build.rank_agreement import load_reference
-from checkbench.datasets.fbbench import load_fbbench_judgment_dir, sample_id
-from checkbench.meta.run import meta_report
-from checkbench.taxonomy.tree import load_taxonomy
+from checkbench.convbench.curate import APOLOGY_WINDOW
+from checkbench.convbench.ingest import iter_conversations
+from checkbench.convbench.rank_agreement import load_reference
+from checkbench.fbbench.dataset import sample_id
+from checkbench.fbbench.judgments import load_fbbench_judgment_dir
+from checkbench.ifrewardbench.run import meta_report
+from checkbench.scan.tree import load_taxonomy
 from tests.conftest import ROOT
 
 EXAMPLES = ROOT / "examples"

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from checkbench.datasets.fbbench import (
+from checkbench.errors import InputError
+from checkbench.fbbench.dataset import load_fbbench
+from checkbench.fbbench.judgments import (
     STORED_SCORES,
-    load_fbbench,
     load_fbbench_judgment_dir,
     load_fbbench_judgments,
 )
-from checkbench.errors import InputError
 
 DATASET = (
     Path(__file__).resolve().parents[2]
@@ -353,7 +353,7 @@ def test_real_dataset_loads(tmp_path: Path) -> None:
 
 
 def test_generation_temperature_follows_the_task() -> None:
-    from checkbench.datasets.fbbench import generation_hints
+    from checkbench.fbbench.dataset import generation_hints
 
     temperatures = {
         task: generation_hints(task)["temperature"]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from checkbench.calls import Caller
-from checkbench.llm import ChatRequest
+from checkbench.llm.base import ChatRequest
 from checkbench.llm.openai_compat import OpenAIBackend
 from checkbench.llm.retry import RetryPolicy
 from checkbench.schema import Message
+from checkbench.steps.caller import Caller
 from checkbench.store import RunStore
 from tests.conftest import free_port
 from tests.stub_server import Reply, StubServer, completion

@@ -8,8 +8,13 @@ import numpy as np
 import pytest
 
 from checkbench.errors import InputError
-from checkbench.meta import agreement, confusion_table, krippendorff_alpha, verdict_agreement
 from checkbench.schema import Verdict
+from checkbench.stats.agreement import (
+    agreement,
+    confusion_table,
+    krippendorff_alpha,
+    verdict_agreement,
+)
 
 # 10 units: gold1/judge1 4, gold1/judge0 2, gold0/judge1 1, gold0/judge0 3
 GOLD = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0]

@@ -35,9 +35,9 @@ from typing import Any
 
 import pytest
 
-from checkbench.datasets.ifrewardbench import load_ifrewardbench
 from checkbench.errors import InputError
-from checkbench.meta import MetaReport, evaluate
+from checkbench.ifrewardbench.dataset import load_ifrewardbench
+from checkbench.ifrewardbench.metrics import MetaReport, evaluate
 
 Spec = tuple[list[str], list[str]]
 

@@ -9,8 +9,8 @@ import pytest
 from pydantic import ValidationError
 
 from checkbench.errors import InputError
-from checkbench.meta import Comparison, bradley_terry, elo, position_consistency, ranks
-from checkbench.meta.ranking import Winner
+from checkbench.schema import Winner
+from checkbench.stats.ranking import Comparison, bradley_terry, elo, position_consistency, ranks
 
 
 def games(a: str, b: str, a_wins: int, b_wins: int, ties: int = 0) -> list[Comparison]:

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from checkbench import api
-from checkbench.datasets.ifrewardbench import load_ifrewardbench
+from checkbench.ifrewardbench.dataset import load_ifrewardbench
+from checkbench.ifrewardbench.pairwise import Method, PairwiseReport, pairwise_report
+from checkbench.ifrewardbench.records import MetaRecord
+from checkbench.ifrewardbench.run import MetaSettings
 from checkbench.judges.pairwise import parse_pairwise
 from checkbench.llm import ModelOptions
-from checkbench.meta import MetaRecord, Method, PairVerdict, PairwiseReport, pairwise_report
-from checkbench.meta.ranking import Winner
-from checkbench.meta.run import MetaSettings
-from checkbench.structured import Unusable
+from checkbench.schema import PairVerdict, Winner
+from checkbench.steps.ask import Unusable
 from tests.stub_server import Reply, StubServer, completion
 from tests.test_meta_cli import tiny_file
 from tests.test_meta_ifrewardbench import RECORDS, _record, write_jsonl

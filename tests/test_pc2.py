@@ -23,10 +23,10 @@ from checkbench.judges.pc2 import (
     position_report,
     win_counts,
 )
-from checkbench.meta.pairwise import PairVerdict, two_order_prefer
-from checkbench.schema import Item, Message, Response
+from checkbench.schema import Item, Message, PairVerdict, Response
+from checkbench.stats.preference import two_order_prefer
+from checkbench.steps.ask import Unusable
 from checkbench.store import RunStore
-from checkbench.structured import Unusable
 from tests.conftest import run_cli
 from tests.scan_stub import answer, run_on_stub
 from tests.stub_server import Reply, StubServer, completion

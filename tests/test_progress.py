@@ -7,8 +7,8 @@ import re
 
 from rich.console import Console
 
-from checkbench.calls import CallCounters
-from checkbench.progress import RichProgress
+from checkbench.steps.caller import CallCounters
+from checkbench.steps.progress import RichProgress
 
 
 def _plain(out: io.StringIO) -> str:

@@ -13,13 +13,16 @@ import httpx
 import pytest
 
 from checkbench import api
-from checkbench.report import ReportOptions, build_report, parse_prices
-from checkbench.report.items import FAIL, PASS, UNSCORED
+from checkbench.report.assemble import build_report
+from checkbench.report.items import FAIL, PASS
 from checkbench.report.page import script_json
+from checkbench.report.prices import parse_prices
+from checkbench.report.run import ReportOptions
+from checkbench.scan.prune import prune
+from checkbench.scan.tree import load_taxonomy
 from checkbench.scoring import model_summaries
+from checkbench.stats.agreement import UNSCORED
 from checkbench.store import RunStore
-from checkbench.taxonomy.prune import prune
-from checkbench.taxonomy.tree import load_taxonomy
 from tests.conftest import ROOT, run_cli
 from tests.report_run import (
     HOSTILE_ITEM,

@@ -11,7 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from checkbench import api
+from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
 from checkbench.store import RunStore
 from tests.stub_server import Reply, StubServer, completion
@@ -143,3 +146,12 @@ def test_failed_calls_are_recorded_and_retried_on_rerun(tmp_path: Path) -> None:
     with RunStore(out) as store:
         assert [(u.calls, u.errors) for u in store.usage()] == [(3, 3)]
         assert all(r.content == "now fine" and r.error is None for r in store.responses())
+
+
+@pytest.mark.parametrize(("version", "says"), [(99, "newer checkbench"), (0, "older checkbench")])
+def test_a_store_of_another_layout_version_is_refused(tmp_path, version, says) -> None:
+    with RunStore(tmp_path) as store:
+        store.set_meta("schema_version", version)
+    with pytest.raises(InputError, match=says) as caught:
+        RunStore(tmp_path)
+    assert "run.sqlite" in str(caught.value)

@@ -12,18 +12,14 @@ from typing import Any
 
 import pytest
 
-from checkbench.datasets.fbbench import load_fbbench_judgment_dir
-from checkbench.schema import Check, Item, Message, Response, Verdict
-from checkbench.scoring import (
+from checkbench.fbbench.judgments import load_fbbench_judgment_dir
+from checkbench.fbbench.scoring import (
     FBBenchLeaderboard,
-    GroupScore,
     fbbench_leaderboard,
     fbbench_score_mismatches,
-    group_by_facet,
-    item_score,
-    model_summaries,
-    percent,
 )
+from checkbench.schema import Check, Item, Message, Response, Verdict
+from checkbench.scoring import GroupScore, group_by_facet, item_score, model_summaries, percent
 from tests.test_fbbench_data import ec_sample, judged, rm_sample, write_lines
 
 

@@ -11,20 +11,20 @@ from pathlib import Path
 import pytest
 
 from checkbench.errors import InputError
-from checkbench.schema import Item, Message
-from checkbench.store import RunStore
-from checkbench.taxonomy.builder import (
+from checkbench.scan.builder import (
     STEP_KIND,
     TAGS_KIND,
-    BuildResult,
-    BuildSettings,
     Decision,
     Tag,
+    TaxBuilderSettings,
+    TaxBuildResult,
     apply_decision,
     build_taxonomy,
 )
-from checkbench.taxonomy.domains import DOMAINS
-from checkbench.taxonomy.tree import Node, Taxonomy, TaxonomyError, load_taxonomy
+from checkbench.scan.domains import DOMAINS
+from checkbench.scan.tree import Node, Taxonomy, TaxonomyError, load_taxonomy
+from checkbench.schema import Item, Message
+from checkbench.store import RunStore
 from tests.conftest import run_cli
 from tests.scan_stub import answer, run_on_stub
 from tests.stub_server import Reply, StubServer, completion
@@ -43,11 +43,11 @@ SEED = Taxonomy(
     ],
 )
 QUERY = Item(id="q1", messages=[Message(role="user", content="Write pytest tests for my parser.")])
-SETTINGS = BuildSettings(max_tags=1, reasks=2)
+SETTINGS = TaxBuilderSettings(max_tags=1, reasks=2)
 MERGE_INTO_ITSELF = {"action": "merge", "node": "testing", "into": "testing"}
 
 
-def _build(server: StubServer, run_dir: Path) -> BuildResult:
+def _build(server: StubServer, run_dir: Path) -> TaxBuildResult:
     with RunStore(run_dir) as store:
         return run_on_stub(
             server, lambda b: build_taxonomy(store, b, [QUERY], seed=SEED, settings=SETTINGS)

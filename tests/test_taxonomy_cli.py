@@ -17,9 +17,9 @@ import pytest
 
 from checkbench.cli.taxonomy import resolve_model
 from checkbench.llm import open_backend
+from checkbench.scan.tree import Node, Taxonomy, load_taxonomy, save_taxonomy
 from checkbench.schema import Check, Item, Message, Response, Verdict
 from checkbench.store import RunStore
-from checkbench.taxonomy.tree import Node, Taxonomy, load_taxonomy, save_taxonomy
 from tests.conftest import ROOT, run_cli
 
 EXAMPLE = ROOT / "examples" / "taxonomy-mini.json"

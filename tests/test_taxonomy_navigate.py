@@ -30,8 +30,7 @@ import pytest
 from rich.console import Console
 
 from checkbench.errors import InputError
-from checkbench.schema import Item, Message
-from checkbench.taxonomy.navigate import (
+from checkbench.scan.navigate import (
     TOO_FEW,
     NavigationSettings,
     navigate,
@@ -39,7 +38,8 @@ from checkbench.taxonomy.navigate import (
     taxonomy_tags,
     top_fraction,
 )
-from checkbench.taxonomy.tree import Node, Taxonomy
+from checkbench.scan.tree import Node, Taxonomy
+from checkbench.schema import Item, Message
 
 LEAVES = {
     "coding/algorithms": {"A": 0.9, "B": 0.8, "C": 0.7},

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from checkbench.taxonomy.prune import prune
-from checkbench.taxonomy.tree import Node, Taxonomy, TaxonomyError, load_taxonomy
+from checkbench.scan.prune import prune
+from checkbench.scan.tree import Node, Taxonomy, TaxonomyError, load_taxonomy
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "taxonomy-mini.json"
 

@@ -9,10 +9,10 @@ import pytest
 
 from checkbench.errors import InputError
 from checkbench.jsonl import read_models
+from checkbench.scan.realmix import META_KEY, MixResult, MixSettings, realmix
+from checkbench.scan.tree import Node, Taxonomy, lineage, save_taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
-from checkbench.taxonomy.realmix import META_KEY, MixResult, MixSettings, realmix
-from checkbench.taxonomy.tree import Node, Taxonomy, lineage, save_taxonomy
 from tests.conftest import run_cli
 from tests.scan_stub import answer, run_on_stub
 from tests.stub_server import Reply, StubServer, completion

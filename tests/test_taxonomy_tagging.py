@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from checkbench.jsonl import read_models
+from checkbench.scan.domains import DOMAINS, OTHER
+from checkbench.scan.tagging import META_KEY, TagSettings, closure, tag_items
+from checkbench.scan.tree import Node, Taxonomy, lineage, save_taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
-from checkbench.taxonomy.domains import DOMAINS, OTHER
-from checkbench.taxonomy.tagging import META_KEY, TagSettings, closure, tag_items
-from checkbench.taxonomy.tree import Node, Taxonomy, lineage, save_taxonomy
 from tests.conftest import run_cli
 from tests.scan_stub import answer, run_on_stub
 from tests.stub_server import Reply, StubServer, completion

@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from checkbench.errors import InputError
-from checkbench.taxonomy.tree import (
+from checkbench.scan.tree import (
     Move,
     Node,
     Taxonomy,
@@ -301,7 +301,7 @@ def test_tree_view_shows_every_node_and_escapes_markup() -> None:
 
 def test_empty_or_binary_taxonomy_files_say_so(tmp_path: Path) -> None:
     from checkbench.errors import InputError
-    from checkbench.taxonomy.tree import load_taxonomy
+    from checkbench.scan.tree import load_taxonomy
 
     empty = tmp_path / "empty.json"
     empty.write_text("  \n")

@@ -16,16 +16,16 @@ from typer import _click
 from typer.core import TyperGroup
 
 from checkbench import api
-from checkbench.build.difficulty import DifficultyReport
-from checkbench.build.pipeline import BuildSpec
-from checkbench.build.report import REPORT_FILE, BuildReport
 from checkbench.cli import app
 from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, JsonMode, model_options
 from checkbench.cli.render import console, print_usage
+from checkbench.convbench.pipeline import BuildSpec
+from checkbench.convbench.summary import REPORT_FILE, BuildSummary
 from checkbench.errors import InputError
+from checkbench.fbbench.difficulty import DifficultyReport
 from checkbench.generate import GenerationSettings
 from checkbench.jsonl import field_path
-from checkbench.progress import RichProgress
+from checkbench.steps.progress import RichProgress
 from checkbench.store import RunStore
 
 FROM_LOGS = "from-logs"
@@ -152,7 +152,7 @@ def from_logs(
     )
 
 
-def print_build_report(report: BuildReport) -> None:
+def print_build_report(report: BuildSummary) -> None:
     """One row per stage: seen, kept, dropped and why, model calls and cache hits."""
     table = Table(title=f"Build ({report.mode}, domain: {report.domain or 'any'})")
     table.add_column("stage")

@@ -18,10 +18,10 @@ from checkbench.cli.render import (
     print_leaderboard,
     print_stages,
 )
+from checkbench.fbbench.scoring import FBBenchLeaderboard
 from checkbench.generate import GenerationSettings
 from checkbench.judges.checklist import JudgeSettings
-from checkbench.progress import RichProgress
-from checkbench.scoring import FBBenchLeaderboard
+from checkbench.steps.progress import RichProgress
 
 import_app = typer.Typer(help="Bring existing results into a run.", no_args_is_help=True)
 app.add_typer(import_app, name="import")

@@ -15,7 +15,7 @@ from checkbench.cli.render import (
     print_stages,
 )
 from checkbench.generate import GenerationSettings
-from checkbench.progress import RichProgress
+from checkbench.steps.progress import RichProgress
 
 
 @app.command()

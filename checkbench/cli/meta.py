@@ -18,9 +18,9 @@ from checkbench.cli.meta_render import (
 )
 from checkbench.cli.options import ApiKeyEnv, AsJson, BaseUrl, Concurrency, JsonMode, model_options
 from checkbench.cli.render import console, print_stages
+from checkbench.ifrewardbench.run import MetaSettings
 from checkbench.judges.checklist import JudgeSettings
-from checkbench.meta.run import MetaSettings
-from checkbench.progress import RichProgress
+from checkbench.steps.progress import RichProgress
 
 TITLE = "Judge meta-evaluation (IF-RewardBench metrics, 95% bootstrap intervals)"
 

@@ -9,13 +9,13 @@ from rich import box
 from rich.table import Table
 
 from checkbench.cli.render import console
-from checkbench.meta.agreement import Agreement
-from checkbench.meta.edges import RankingMetrics
-from checkbench.meta.human import JudgeAgreement
-from checkbench.meta.pairwise import PairwiseReport
-from checkbench.meta.report import GroupMetrics, MetaReport
-from checkbench.meta.run import JudgeResult
-from checkbench.meta.stat import Stat
+from checkbench.ifrewardbench.edges import RankingMetrics
+from checkbench.ifrewardbench.metrics import GroupMetrics, MetaReport
+from checkbench.ifrewardbench.pairwise import PairwiseReport
+from checkbench.ifrewardbench.run import JudgeResult
+from checkbench.judges.human import JudgeAgreement
+from checkbench.stats.agreement import Agreement
+from checkbench.stats.estimate import Stat
 
 _HEADLINE = ("positive_f1", "negative_f1", "accuracy", "kendall_tau_b")
 _TITLES = {

@@ -12,8 +12,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from checkbench.scoring import FBBenchLeaderboard
-from checkbench.stage import StageSummary
+from checkbench.fbbench.scoring import FBBenchLeaderboard
+from checkbench.steps.stage import StageSummary
 from checkbench.store import RunStore
 
 console = Console()

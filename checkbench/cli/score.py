@@ -9,10 +9,10 @@ import typer
 from rich.table import Table
 
 from checkbench import api
-from checkbench.build.bench_scores import BenchScores
 from checkbench.cli import app
 from checkbench.cli.render import console
-from checkbench.meta.stat import Stat
+from checkbench.convbench.scoring import BenchScores
+from checkbench.stats.estimate import Stat
 
 CHECK_MODES = ("instruction", "all")
 

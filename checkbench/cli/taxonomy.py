@@ -18,18 +18,18 @@ from checkbench.cli.render import console, print_stages, score_cell
 from checkbench.errors import CheckbenchError
 from checkbench.judges.pc2 import PC2Report, PC2Settings
 from checkbench.llm import open_backend
-from checkbench.progress import RichProgress
-from checkbench.taxonomy.builder import BuildSettings
-from checkbench.taxonomy.navigate import (
+from checkbench.scan.builder import TaxBuilderSettings
+from checkbench.scan.navigate import (
     NavigationSettings,
     divergent_view,
     nodes_view,
     profile_view,
 )
-from checkbench.taxonomy.prune import prune
-from checkbench.taxonomy.realmix import MixSettings
-from checkbench.taxonomy.tagging import TagSettings
-from checkbench.taxonomy.tree import Taxonomy, diff, load_taxonomy, tree_view
+from checkbench.scan.prune import prune
+from checkbench.scan.realmix import MixSettings
+from checkbench.scan.tagging import TagSettings
+from checkbench.scan.tree import Taxonomy, diff, load_taxonomy, tree_view
+from checkbench.steps.progress import RichProgress
 
 taxonomy_app = typer.Typer(
     help="Capability taxonomies (SCAN): build, tag, synthesize, judge with PC^2, navigate.",
@@ -123,7 +123,7 @@ def build(
     json_mode: JsonMode = "schema",
 ) -> None:
     """Grow a capability taxonomy from real queries (TaxBuilder); rerunning resumes."""
-    settings = BuildSettings(max_tags=max_tags, reason_chars=reason_chars, refine=refine)
+    settings = TaxBuilderSettings(max_tags=max_tags, reason_chars=reason_chars, refine=refine)
     options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         result = api.taxonomy_build(

@@ -7,12 +7,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from checkbench.calls import Caller
 from checkbench.judges import render
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult
 from checkbench.prompts import Prompt, load_prompt
 from checkbench.schema import Check, Item, Message, Response, Verdict
-from checkbench.structured import Unusable, ask_structured, extract_json
+from checkbench.steps.ask import Unusable, ask_structured, extract_json
+from checkbench.steps.caller import Caller
 
 JUDGE = "judge"
 REASON_CHARS = 300

@@ -12,18 +12,16 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from checkbench.calls import Caller
 from checkbench.judges import render
 from checkbench.judges.checklist import JUDGE
 from checkbench.llm.base import ChatBackend, ChatRequest
-from checkbench.meta.pairwise import PairVerdict
-from checkbench.meta.ranking import Winner
-from checkbench.progress import ProgressSink
 from checkbench.prompts import load_prompt
-from checkbench.schema import Item, Message, Response
-from checkbench.stage import StageRun, StageSummary
+from checkbench.schema import Item, Message, PairVerdict, Response, Winner
+from checkbench.steps.ask import Unusable, ask_structured, extract_json
+from checkbench.steps.caller import Caller
+from checkbench.steps.progress import ProgressSink
+from checkbench.steps.stage import StageRun, StageSummary
 from checkbench.store import RunStore
-from checkbench.structured import Unusable, ask_structured, extract_json
 
 PROMPT = "pairwise_judge_en"
 RECORD_KIND = "pairwise"

@@ -36,25 +36,22 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from checkbench.calls import Caller
 from checkbench.errors import InputError
 from checkbench.generate import GenerationSettings, candidate_request
 from checkbench.jsonl import iter_json_lines, validate
 from checkbench.judges import render
 from checkbench.llm.base import ChatBackend
-from checkbench.meta.edges import Prefer, by_scores
-from checkbench.meta.pairwise import PairVerdict, two_order_prefer
-from checkbench.meta.ranking import Comparison, PositionReport, position_consistency
-from checkbench.meta.stat import Stat
-from checkbench.progress import ProgressSink
 from checkbench.prompts import fence
-from checkbench.schema import Item, Response
+from checkbench.schema import Item, PairVerdict, Response
 from checkbench.scoring import GroupScore, summarize
-from checkbench.stage import StageRun, StageSummary
 from checkbench.stats import mean_ci
-from checkbench.store import RunStore
-from checkbench.structured import Structured, Unusable
-from checkbench.taxonomy.steps import (
+from checkbench.stats.estimate import Stat
+from checkbench.stats.preference import Prefer, by_scores, two_order_prefer
+from checkbench.stats.ranking import Comparison, PositionReport, position_consistency
+from checkbench.steps.ask import Structured, Unusable
+from checkbench.steps.caller import Caller
+from checkbench.steps.progress import ProgressSink
+from checkbench.steps.prompting import (
     Asker,
     bounded_array,
     choice,
@@ -64,6 +61,8 @@ from checkbench.taxonomy.steps import (
     strict_object,
     text,
 )
+from checkbench.steps.stage import StageRun, StageSummary
+from checkbench.store import RunStore
 
 T = TypeVar("T")
 AUX, JUDGE = "pc2-aux", "pc2-judge"

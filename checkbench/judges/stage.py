@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from checkbench.calls import Caller
 from checkbench.judges.checklist import JudgeSettings, judge_name, judge_response
 from checkbench.llm.base import ChatBackend
-from checkbench.progress import ProgressSink
 from checkbench.prompts import load_prompt
 from checkbench.schema import Response
-from checkbench.stage import StageRun, StageSummary
+from checkbench.steps.caller import Caller
+from checkbench.steps.progress import ProgressSink
+from checkbench.steps.stage import StageRun, StageSummary
 from checkbench.store import RunStore
 
 

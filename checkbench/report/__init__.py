@@ -2,7 +2,7 @@
 large runs (`serve`). Each part of the page is a section: a small function from the run's
 data to JSON (see `build.SECTIONS`); the page's own script draws them."""
 
-from checkbench.report.build import SECTIONS, Report, build_report, write_report
+from checkbench.report.assemble import SECTIONS, Report, build_report, write_report
 from checkbench.report.prices import Price, parse_prices
 from checkbench.report.run import ReportOptions, report_options
 from checkbench.report.server import serve

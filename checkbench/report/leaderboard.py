@@ -1,7 +1,8 @@
 """The leaderboard section: one board per judge, with 95% intervals and breakdowns.
 
 FB-Bench runs (every item tagged with one scenario, EC or RM, and one task) get exactly the
-numbers of `checkbench leaderboard --json`, from `api.leaderboard`. Other runs get the mean
+numbers of `checkbench leaderboard --json`: the same `fbbench_leaderboard` over the data
+the report already holds. Other runs get the mean
 item score per model with its interval, broken down by each tag facet.
 """
 
@@ -9,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from checkbench import api
+from checkbench.fbbench.scoring import EC, RM, fbbench_leaderboard
 from checkbench.report.run import RunData
 from checkbench.schema import Item
-from checkbench.scoring import EC, RM, facet_breakdown, summarize
+from checkbench.scoring import facet_breakdown, summarize
 
 FBBENCH_COLUMNS = [
     ["overall", "Overall"],
@@ -34,7 +35,9 @@ def is_fbbench(items: list[Item]) -> bool:
 
 
 def _fbbench_board(run: RunData, judge: str) -> dict[str, Any]:
-    board = api.leaderboard(run.store.run_dir, judge=judge, policy=run.options.policy)
+    board = fbbench_leaderboard(
+        run.items, run.responses, run.verdicts[judge], policy=run.options.policy
+    )
     return {
         "judge": judge,
         "kind": "fb-bench",

@@ -1,9 +1,9 @@
 """The judge meta-evaluation section: what the run store holds about its judges' quality.
 
 Read from store records (`RunStore.put_record(kind, judge, report.model_dump(mode="json"))`):
-- kind "meta_report": a `checkbench.meta.MetaReport` (IF-RewardBench: F1 per class, edge
+- kind "meta_report": a `ifrewardbench.metrics.MetaReport` (IF-RewardBench: F1 per class, edge
   accuracy, Kendall tau_b, breakdowns, and for a pairwise judge its position consistency);
-- kind "judge_agreement": a `checkbench.meta.VerdictAgreement` (verdicts against human ones:
+- kind "judge_agreement": a `stats.agreement.VerdictAgreement` (verdicts against human ones:
   agreement, kappa, alpha, sensitivity, specificity, MCC).
 A record that does not validate is listed as a problem on the page.
 """
@@ -14,9 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from checkbench.meta import MetaReport, VerdictAgreement
+from checkbench.ifrewardbench.metrics import MetaReport
 from checkbench.report.records import stored_records
 from checkbench.report.run import RunData
+from checkbench.stats.agreement import VerdictAgreement
 
 META_REPORT = "meta_report"
 JUDGE_AGREEMENT = "judge_agreement"

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from checkbench.errors import InputError
 from checkbench.report.prices import Price, parse_prices
+from checkbench.scan.tree import Taxonomy, load_taxonomy
 from checkbench.schema import Item, Response, Verdict
 from checkbench.scoring import Scores, UnscoredPolicy, score_responses
 from checkbench.store import RunStore
-from checkbench.taxonomy.tree import Taxonomy, load_taxonomy
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from checkbench.errors import InputError
-from checkbench.report.build import build_report
+from checkbench.report.assemble import build_report
 from checkbench.report.items import ItemDetails
 from checkbench.report.page import render_page
 from checkbench.report.run import ReportOptions

@@ -16,15 +16,15 @@ from typing import Any
 from checkbench.errors import InputError
 from checkbench.report.records import stored_records
 from checkbench.report.run import RunData
-from checkbench.taxonomy.navigate import (
+from checkbench.scan.navigate import (
     TAXONOMY_FACET,
     Navigation,
     navigate,
     navigate_items,
     taxonomy_tags,
 )
-from checkbench.taxonomy.prune import prune
-from checkbench.taxonomy.tree import Taxonomy
+from checkbench.scan.prune import prune
+from checkbench.scan.tree import Taxonomy
 
 NAVIGATION = "navigation"
 TAXONOMY = "taxonomy"

@@ -1,0 +1,300 @@
+"""FB-Bench-style curation: mine logs for replies the user was unhappy with, then draft
+feedback-benchmark items (error-correction scenario) with a model.
+
+Selection (rules, no model): a conversation qualifies when an assistant turn other than the
+first opens with an apology (English or Chinese markers, looked for in the first
+`APOLOGY_WINDOW` characters, where apologies sit; a marker deep inside a reply is usually quoted
+text or generated dialogue) and the whole conversation is under the token limit. The reply the
+user disputed is the assistant turn before the apology; the user messages between the two are
+the user's complaint.
+
+Token counts are approximate, so that selection needs no tokenizer: each CJK character (Han,
+kana, Hangul) counts as one token, and the rest of the text as the larger of 4/3 tokens per
+word (a run of letters or digits) and one token per 4 characters, which tracks common BPE
+tokenizers on English prose and on code.
+
+Drafting (one model call per conversation): the dissatisfaction reason, the deficiency type,
+a simulated feedback message with its type, and a weighted checklist. Weights must be positive
+numbers; when they do not add up to 1 they are scaled to do so and the original sum is kept in
+the item's meta. A question repeated word for word counts once, with its first weight.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from checkbench.convbench.candidate import Candidate, fenced_turn, language, provenance
+from checkbench.convbench.ingest import Conversation
+from checkbench.convbench.settings import ConvBenchSettings
+from checkbench.convbench.stages import Decision, StageContext, failure
+from checkbench.schema import Check, Item, Message
+from checkbench.steps.ask import Unusable, extract_json
+
+APOLOGY_WINDOW = 400
+_EN_APOLOGY = re.compile(
+    r"\b(?:i['’]?m|i\s+am)\s+(?:so\s+|very\s+|really\s+|truly\s+|terribly\s+|deeply\s+)?sorry\b"
+    r"|\bi\s+(?:sincerely\s+|do\s+)?apologi[sz]e\b"
+    r"|\bmy\s+apologies\b"
+    r"|\bapologies\s+for\b"
+    r"|\bplease\s+forgive\s+me\b"
+    r"|\bsorry\s+(?:for|about)\s+(?:the|any|my|that)\b",
+    re.IGNORECASE,
+)
+_ZH_APOLOGY = re.compile("抱歉|对不起|對不起|道歉|致歉|不好意思|请原谅|請原諒")
+_WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_WORD = re.compile(r"[^\W_]+")
+
+FEWER_THAN_TWO_REPLIES = "fewer than two assistant turns"
+NO_APOLOGY = "no apology in a later assistant turn"
+TOO_LONG = "over the token limit"
+
+DEFICIENCIES = (
+    "Not Following Instructions",
+    "Logical Error",
+    "Incomplete Answer",
+    "Factual Error",
+    "Unprofessional Answer",
+)
+FEEDBACK_TYPES = (
+    "Pointing Out Errors",
+    "Clarifying Intent",
+    "Raising Objections",
+    "Detailed Explanation",
+    "Hinting Guidance",
+    "Simple Questioning",
+)
+"""The FB-Bench feedback types of the error-correction scenario."""
+WEIGHT_TOLERANCE = 1e-6
+
+
+def approx_tokens(text: str) -> int:
+    """Approximate token count (see the module docstring)."""
+    wide = len(_WIDE.findall(text))
+    rest = _WIDE.sub(" ", text)
+    words = len(_WORD.findall(rest))
+    letters = len(rest) - rest.count(" ")
+    return wide + max(math.ceil(words * 4 / 3), math.ceil(letters / 4))
+
+
+def apology_marker(reply: str) -> str | None:
+    """The apology phrase that opens a reply, if any."""
+    opening = reply[:APOLOGY_WINDOW]
+    match = _EN_APOLOGY.search(opening) or _ZH_APOLOGY.search(opening)
+    return match.group(0) if match else None
+
+
+@dataclass(frozen=True)
+class Apology:
+    """Where a conversation turns: the disputed reply, the user's complaint, the apology."""
+
+    disputed: int
+    complaint: tuple[int, ...]
+    reply: int
+    marker: str
+
+
+def find_apology(conversation: Conversation) -> Apology | None:
+    """The first apology in an assistant turn after the first one that follows a user message."""
+    messages = conversation.messages
+    replies = [i for i, m in enumerate(messages) if m.role == "assistant"]
+    for before, index in zip(replies, replies[1:], strict=False):
+        marker = apology_marker(messages[index].content)
+        complaint = tuple(
+            i
+            for i in range(before + 1, index)
+            if messages[i].role == "user" and messages[i].content.strip()
+        )
+        if marker and complaint:
+            return Apology(disputed=before, complaint=complaint, reply=index, marker=marker)
+    return None
+
+
+def select(conversation: Conversation, settings: ConvBenchSettings) -> Decision[Apology]:
+    """Keep a conversation with an apology in a later assistant turn, under the token limit."""
+    if sum(m.role == "assistant" for m in conversation.messages) < 2:
+        return Decision.drop(FEWER_THAN_TWO_REPLIES)
+    apology = find_apology(conversation)
+    if apology is None:
+        return Decision.drop(NO_APOLOGY)
+    tokens = sum(approx_tokens(m.content) for m in conversation.messages)
+    if tokens > settings.max_tokens_approx:
+        return Decision.drop(TOO_LONG, tokens=tokens, limit=settings.max_tokens_approx)
+    return Decision.keep(apology, marker=apology.marker, reply=apology.reply, tokens=tokens)
+
+
+# ---------------------------------------------------------------- drafting
+
+
+class Draft(BaseModel):
+    """A model's draft of one feedback sample; weights already sum to 1."""
+
+    reason: str
+    deficiency: str
+    feedback: str
+    feedback_type: str
+    checks: list[tuple[str, float]]
+    weight_sum: float
+    """The sum of the weights as the model wrote them."""
+
+
+def normalise_weights(weights: list[Any]) -> list[float]:
+    """Weights scaled to sum to 1; each must be a finite number above 0."""
+    if not weights:
+        raise Unusable("the checklist is empty")
+    for number, weight in enumerate(weights, start=1):
+        if isinstance(weight, bool) or not isinstance(weight, int | float):
+            raise Unusable(f"checklist weight {number} is not a number")
+        if not math.isfinite(weight) or weight <= 0:
+            raise Unusable(f"checklist weight {number} must be above 0")
+    total = float(sum(weights))
+    return [float(weight) / total for weight in weights]
+
+
+def draft_schema(settings: ConvBenchSettings) -> dict[str, Any]:
+    def text(chars: int) -> dict[str, Any]:
+        return {"type": "string", "minLength": 1, "maxLength": chars}
+
+    check = {
+        "type": "object",
+        "properties": {"text": text(settings.check_chars), "weight": {"type": "number"}},
+        "required": ["text", "weight"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "reason": text(settings.reason_chars),
+            "deficiency": {"type": "string", "enum": list(DEFICIENCIES)},
+            "feedback": text(settings.feedback_chars),
+            "feedback_type": {"type": "string", "enum": list(FEEDBACK_TYPES)},
+            "checklist": {
+                "type": "array",
+                "items": check,
+                "minItems": settings.min_checks,
+                "maxItems": settings.max_checks,
+            },
+        },
+        "required": ["reason", "deficiency", "feedback", "feedback_type", "checklist"],
+        "additionalProperties": False,
+    }
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise Unusable(f"{key!r} must be non-empty text")
+    return value.strip()
+
+
+def _choice(data: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
+    value = data.get(key)
+    for option in allowed:
+        if isinstance(value, str) and value.strip().lower() == option.lower():
+            return option
+    raise Unusable(f"{key!r} must be one of {', '.join(allowed)}")
+
+
+def parse_draft(raw: str, settings: ConvBenchSettings) -> Draft:
+    """A Draft from the model's JSON. Exact repeats of a question (ignoring case) are dropped
+    with their weights; the answer is unusable when a field is missing or invalid, the count
+    of distinct questions is out of bounds or a weight is not above 0."""
+    data = extract_json(raw)
+    if not isinstance(data, dict):
+        raise Unusable("expected a JSON object")
+    entries = data.get("checklist")
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise Unusable("'checklist' must be a list of {text, weight}")
+    distinct: dict[str, tuple[str, Any]] = {}
+    for entry in entries:
+        text = _text(entry, "text")
+        distinct.setdefault(text.lower(), (text, entry.get("weight")))
+    if not settings.min_checks <= len(distinct) <= settings.max_checks:
+        raise Unusable(
+            f"{len(distinct)} distinct checklist questions; write between {settings.min_checks} "
+            f"and {settings.max_checks}"
+        )
+    texts = [text for text, _ in distinct.values()]
+    raw_weights = [weight for _, weight in distinct.values()]
+    weights = normalise_weights(raw_weights)
+    return Draft(
+        reason=_text(data, "reason"),
+        deficiency=_choice(data, "deficiency", DEFICIENCIES),
+        feedback=_text(data, "feedback"),
+        feedback_type=_choice(data, "feedback_type", FEEDBACK_TYPES),
+        checks=list(zip(texts, weights, strict=True)),
+        weight_sum=float(sum(raw_weights)),
+    )
+
+
+async def draft(ctx: StageContext, candidate: Candidate, apology: Apology) -> Decision[Draft]:
+    """Ask the model to draft the sample for one selected conversation."""
+    settings = ctx.settings
+    conversation = candidate.conversation
+    context = "\n".join(
+        fenced_turn(conversation, index, settings.max_user_chars)
+        for index in range(apology.disputed + 1)
+    )
+    complaint = "\n".join(
+        fenced_turn(conversation, index, settings.max_user_chars) for index in apology.complaint
+    )
+    answer = await ctx.ask(
+        "build_fb_draft",
+        {
+            "context": context,
+            "complaint": complaint,
+            "apology": fenced_turn(conversation, apology.reply, settings.reply_chars),
+            "min_checks": str(settings.min_checks),
+            "max_checks": str(settings.max_checks),
+        },
+        schema=draft_schema(settings),
+        max_tokens=settings.tokens_for(settings.reason_chars + settings.feedback_chars)
+        + settings.checklist_tokens,
+        parse=lambda raw: parse_draft(raw, settings),
+    )
+    if answer.value is None:
+        return failure(answer)
+    return Decision.keep(answer.value, draft=answer.value.model_dump(), attempts=answer.attempts)
+
+
+def feedback_item(
+    candidate: Candidate, apology: Apology, sample: Draft, tags: dict[str, list[str]]
+) -> Item:
+    """The benchmark item: the log up to the disputed reply, then the simulated feedback."""
+    conversation = candidate.conversation
+    messages = [*conversation.messages[: apology.disputed + 1]]
+    messages.append(Message(role="user", content=sample.feedback))
+    source = f"feedback:{len(messages) - 1}"
+    checks = [
+        Check(id=f"c{n}", text=text, weight=weight, source=source)
+        for n, (text, weight) in enumerate(sample.checks, start=1)
+    ]
+    curation: dict[str, Any] = {
+        "reason": sample.reason,
+        "apology": {"message": apology.reply, "marker": apology.marker},
+        "complaint_messages": list(apology.complaint),
+        "disputed_message": apology.disputed,
+    }
+    if not math.isclose(sample.weight_sum, 1.0, abs_tol=WEIGHT_TOLERANCE):
+        curation["weights_normalised_from"] = sample.weight_sum
+    return Item(
+        id=conversation.id,
+        messages=messages,
+        checklist=checks,
+        rule="weighted",
+        tags={
+            "scenario": ["EC"],
+            "feedback_type": [sample.feedback_type],
+            "deficiency": [sample.deficiency],
+            **tags,
+        },
+        meta={
+            "language": language(sample.feedback),
+            "curation": curation,
+            "provenance": provenance(conversation),
+        },
+    )

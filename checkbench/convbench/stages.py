@@ -1,0 +1,183 @@
+"""What every model-driven build stage shares: asking for JSON through the run store, counting
+what was kept and dropped and why, recording each decision, and a progress bar.
+
+A stage looks at candidates one at a time and returns a `Decision`: keep (with what it learnt)
+or drop (with a countable reason). Model answers that stay unusable after the re-asks, and
+failed calls, drop the candidate with a reason of their own, so they are counted, never taken
+as a yes or a no. Each decision is stored with `put_record(f"build:{stage}", key, ...)`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from checkbench.convbench.settings import ConvBenchSettings
+from checkbench.llm.base import ChatBackend, ChatRequest
+from checkbench.prompts import load_prompt
+from checkbench.schema import Message
+from checkbench.steps.ask import Structured, ask_structured
+from checkbench.steps.caller import Caller
+from checkbench.steps.pool import run_pool
+from checkbench.steps.progress import ProgressSink
+from checkbench.steps.stage import StageClock
+from checkbench.store import RunStore
+
+T = TypeVar("T")
+C = TypeVar("C")
+
+RECORD_PREFIX = "build:"
+CALL_FAILED = "model call failed"
+UNUSABLE = "unusable model answer"
+
+
+class StageCount(BaseModel):
+    """One stage of a build: candidates seen, kept and dropped (by reason), model calls made."""
+
+    stage: str
+    seen: int
+    kept: int
+    dropped: int
+    reasons: dict[str, int]
+    calls: int = 0
+    cached: int = 0
+
+
+@dataclass
+class StageTally:
+    """Live counts of one stage; `count()` freezes them for the report."""
+
+    stage: str
+    seen: int = 0
+    kept: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+
+    def add(self, decision: Decision[Any]) -> None:
+        self.seen += 1
+        if decision.kept:
+            self.kept += 1
+        else:
+            self.reasons[decision.reason or "dropped"] += 1
+
+    def count(self, clock: StageClock | None = None) -> StageCount:
+        calls = cached = 0
+        if clock is not None:
+            summary = clock.summary(self.stage, total=self.seen, already_done=0, errors=0)
+            calls, cached = summary.called, summary.cached
+        return StageCount(
+            stage=self.stage,
+            seen=self.seen,
+            kept=self.kept,
+            dropped=sum(self.reasons.values()),
+            reasons=dict(sorted(self.reasons.items())),
+            calls=calls,
+            cached=cached,
+        )
+
+
+@dataclass(frozen=True)
+class Decision(Generic[T]):
+    """A stage's verdict on one candidate: kept with a value, or dropped with a reason.
+
+    `record` is what gets stored for the audit trail (model answers, problems, attempts).
+    """
+
+    value: T | None
+    reason: str | None
+    record: dict[str, Any]
+
+    @property
+    def kept(self) -> bool:
+        return self.reason is None
+
+    @classmethod
+    def keep(cls, value: T, **record: Any) -> Decision[T]:
+        return cls(value, None, record)
+
+    @classmethod
+    def drop(cls, reason: str, **record: Any) -> Decision[T]:
+        return cls(None, reason, record)
+
+
+def failure(answer: Structured[Any]) -> Decision[Any]:
+    """The decision for an answer that never became usable: counted by kind, kept for audit."""
+    problem = answer.problem or "no answer"
+    reason = CALL_FAILED if problem.startswith(CALL_FAILED) else UNUSABLE
+    return Decision.drop(reason, problem=problem, raw=answer.raw, attempts=answer.attempts)
+
+
+@dataclass
+class StageContext:
+    """The run store, the model and its caller, the settings and the progress display."""
+
+    store: RunStore
+    caller: Caller
+    backend: ChatBackend
+    settings: ConvBenchSettings
+    progress: ProgressSink
+    counts: list[StageCount] = field(default_factory=list)
+    prompts: set[str] = field(default_factory=set)
+
+    async def ask(
+        self,
+        prompt: str,
+        values: dict[str, str],
+        *,
+        schema: dict[str, Any],
+        max_tokens: int,
+        parse: Callable[[str], T],
+    ) -> Structured[T]:
+        """Ask the model one templated question for JSON (temperature 0, so reruns hit the
+        cache); the role is `build:<prompt name without its build_ prefix>`."""
+        template = load_prompt(prompt)
+        self.prompts.add(template.tag)
+        request = ChatRequest(
+            messages=(
+                Message(role="system", content=template.system),
+                Message(role="user", content=template.render(**values)),
+            ),
+            temperature=0.0,
+            max_tokens=max_tokens,
+            json_schema=schema,
+        )
+        role = RECORD_PREFIX + prompt.removeprefix("build_")
+        return await ask_structured(
+            self.caller, self.backend, request, parse, role=role, reasks=self.settings.reasks
+        )
+
+    async def run(
+        self,
+        stage: str,
+        candidates: Sequence[C],
+        key: Callable[[C], str],
+        decide: Callable[[C], Awaitable[Decision[Any]]],
+    ) -> list[tuple[C, Any]]:
+        """Decide on every candidate (concurrently, up to the model's limit), record each
+        decision, count the stage, and return the kept candidates with their values, in order."""
+        tally = StageTally(stage)
+        decisions: dict[int, Decision[Any]] = {}
+        self.progress.start(stage, len(candidates))
+        clock = StageClock(self.caller.counters)
+
+        async def one(index: int) -> None:
+            decision = await decide(candidates[index])
+            decisions[index] = decision
+            self.store.put_record(
+                RECORD_PREFIX + stage,
+                key(candidates[index]),
+                {"kept": decision.kept, "reason": decision.reason, **decision.record},
+            )
+            self.progress.advance(self.caller.counters)
+
+        await run_pool(range(len(candidates)), self.backend.max_concurrency, one)
+        kept = []
+        for index, candidate in enumerate(candidates):
+            tally.add(decisions[index])
+            if decisions[index].kept:
+                kept.append((candidate, decisions[index].value))
+        self.counts.append(tally.count(clock))
+        return kept

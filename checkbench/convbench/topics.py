@@ -1,0 +1,322 @@
+"""First tier of the Conv-to-Bench domain filter: topic clusters of first user messages.
+
+Memory stays flat in the number of conversations; per-conversation data waits on disk.
+
+1. Stream: embed each conversation's first user message chunk by chunk, spill the vectors, ids
+   and texts to a scratch folder, and keep a seeded uniform sample (reservoir) of them.
+2. Choose k: k-means on the sample for each k in [k_min, k_max]; the best mean silhouette wins
+   (ties go to the smaller k). Silhouette needs no labels and rewards compact, well-separated
+   topics; on a bounded sample it costs the same whatever the corpus size. A fixed `k` skips the
+   search (and is still scored). On real logs silhouette tends to prefer few broad topics: raise
+   `k_min` or fix `k` for finer ones.
+3. Fit: MiniBatchKMeans starts from the sample's centres and is refined by `partial_fit` over
+   the spilled chunks, one pass.
+4. Keywords: every conversation goes to its nearest centre; words are counted per cluster over a
+   bounded vocabulary (the sample's `max_vocab` most frequent words plus the domain vocabulary)
+   and ranked by class-based TF-IDF (c-TF-IDF, as in BERTopic): the word's share of the
+   cluster's words times log(1 + average words per cluster / the word's count over all clusters).
+5. Keep a cluster when at least `min_matches` of its `top_n` keywords are in the vocabulary.
+
+Results are deterministic for a given seed and input order.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+from sklearn.cluster import KMeans, MiniBatchKMeans
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
+from sklearn.metrics import pairwise_distances, silhouette_score
+from threadpoolctl import threadpool_limits
+
+from checkbench.convbench.embed import Embedder
+from checkbench.convbench.ingest import Conversation
+from checkbench.convbench.topic_report import Assignment, Cluster, TopicConfig, TopicReport
+from checkbench.convbench.vocab import TOKEN_PATTERN, match_terms
+from checkbench.errors import InputError
+from checkbench.jsonl import write_jsonl
+
+# Words that say how people ask rather than what about; dropped from keywords.
+_CHAT_WORDS = """hi hello hey thanks thank ok okay sure yes want need like just know make use
+using tell let able help does did way good new really im dont doesnt ive youre"""
+CHAT_STOP_WORDS = frozenset(_CHAT_WORDS.split())
+
+
+def cluster_topics(
+    conversations: Iterable[Conversation],
+    embedder: Embedder,
+    vocabulary: frozenset[str],
+    config: TopicConfig | None = None,
+    *,
+    assignments: str | Path | None = None,
+    workdir: str | Path | None = None,
+) -> TopicReport:
+    """Cluster conversations by their first user message and keep the in-domain clusters.
+
+    `assignments`, if given, receives one `Assignment` per conversation in input order (written
+    atomically). Scratch files go to a temporary folder under `workdir` and are removed after.
+    """
+    config = config or TopicConfig()
+    timings = dict.fromkeys(("stream", "choose_k", "fit", "keywords", "assign"), 0.0)
+    with tempfile.TemporaryDirectory(dir=workdir, prefix="checkbench-topics-") as scratch_dir:
+        scratch = _Scratch(Path(scratch_dir))
+        sample = _Reservoir(config.sample_size, np.random.default_rng(config.seed))
+        with _timed(timings, "stream"):
+            _embed_all(conversations, embedder, config, scratch, sample)
+        if scratch.n == 0:
+            raise InputError("no conversations to cluster")
+        # One thread: the sample is small and the chunks are fitted one after the other, and on
+        # few cores OpenMP and OpenBLAS threads contend (k-means ran 10x slower on 2 cores).
+        # The limit reaches only libraries already loaded: sklearn is imported at module level.
+        with threadpool_limits(limits=1):
+            with _timed(timings, "choose_k"):
+                centres, scores = _initial_centres(sample.vectors, config)
+            with _timed(timings, "fit"):
+                model = _fit(scratch, centres, config)
+            with _timed(timings, "keywords"):
+                clusters = _describe(scratch, model, sample.texts, vocabulary, config)
+            if assignments is not None:
+                with _timed(timings, "assign"):
+                    write_jsonl(assignments, _assign(scratch, model, clusters, config.chunk_size))
+    return TopicReport(
+        n=scratch.n,
+        kept=sum(c.size for c in clusters if c.kept),
+        k=len(clusters),
+        silhouette=scores,
+        embedder=embedder.name,
+        clusters=clusters,
+        timings=timings,
+    )
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    timings[stage] += time.perf_counter() - start
+
+
+def _batched(items: Iterable[Conversation], size: int) -> Iterator[list[Conversation]]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def _embed_all(
+    conversations: Iterable[Conversation],
+    embedder: Embedder,
+    config: TopicConfig,
+    scratch: _Scratch,
+    sample: _Reservoir,
+) -> None:
+    """Pass 1: embed first user messages chunk by chunk, spill them, and sample them."""
+    for chunk in _batched(conversations, config.chunk_size):
+        texts = [c.first_user_message[: config.max_chars] for c in chunk]
+        vectors = embedder.embed(texts)
+        scratch.append([c.id for c in chunk], texts, vectors)
+        sample.offer(vectors, texts)
+
+
+class _Scratch:
+    """Ids, texts and vectors of every conversation on disk, in arrival order."""
+
+    def __init__(self, root: Path) -> None:
+        self._ids = root / "ids.jsonl"
+        self._texts = root / "texts.jsonl"
+        self._vectors = root / "vectors.f32"
+        self.n = 0
+        self.dim = 0
+
+    def append(self, ids: list[str], texts: list[str], vectors: np.ndarray) -> None:
+        """Add one chunk at the end."""
+        for path, lines in ((self._ids, ids), (self._texts, texts)):
+            with path.open("a", encoding="utf-8") as handle:
+                handle.writelines(json.dumps(line) + "\n" for line in lines)
+        with self._vectors.open("ab") as handle:
+            np.ascontiguousarray(vectors, dtype=np.float32).tofile(handle)
+        self.n += len(ids)
+        self.dim = vectors.shape[1]
+
+    def vectors(self, size: int) -> Iterator[np.ndarray]:
+        """The vectors again, `size` rows at a time."""
+        with self._vectors.open("rb") as handle:
+            while (block := np.fromfile(handle, np.float32, count=size * self.dim)).size:
+                yield block.reshape(-1, self.dim)
+
+    def ids(self, size: int) -> Iterator[list[str]]:
+        """The ids again, `size` at a time."""
+        return self._lines(self._ids, size)
+
+    def texts(self, size: int) -> Iterator[list[str]]:
+        """The texts again, `size` at a time."""
+        return self._lines(self._texts, size)
+
+    @staticmethod
+    def _lines(path: Path, size: int) -> Iterator[list[str]]:
+        with path.open(encoding="utf-8") as handle:
+            while batch := [json.loads(line) for line in islice(handle, size)]:
+                yield batch
+
+
+class _Reservoir:
+    """A seeded uniform sample of fixed size from a stream of unknown length (Algorithm R)."""
+
+    def __init__(self, size: int, rng: np.random.Generator) -> None:
+        self.size = size
+        self.texts: list[str] = []
+        self._vectors = np.empty((0, 0), dtype=np.float32)
+        self._rng = rng
+        self._seen = 0
+
+    @property
+    def vectors(self) -> np.ndarray:
+        """The sampled vectors, one row per sampled text."""
+        return self._vectors[: len(self.texts)]
+
+    def offer(self, vectors: np.ndarray, texts: list[str]) -> None:
+        """Consider one chunk: fill the sample first, then replace at random."""
+        if not self._vectors.size:
+            self._vectors = np.empty((self.size, vectors.shape[1]), dtype=np.float32)
+        start = len(self.texts)
+        fill = max(0, min(self.size - start, len(texts)))
+        self._vectors[start : start + fill] = vectors[:fill]
+        self.texts.extend(texts[:fill])
+        seen = self._seen + np.arange(fill, len(texts))
+        slots = self._rng.integers(0, seen + 1) if len(seen) else seen
+        for index in np.flatnonzero(slots < self.size):
+            self._vectors[slots[index]] = vectors[fill + index]
+            self.texts[slots[index]] = texts[fill + index]
+        self._seen += len(texts)
+
+
+def _initial_centres(
+    sample: np.ndarray, config: TopicConfig
+) -> tuple[np.ndarray, dict[int, float]]:
+    """Centres for the chosen k (k-means on the sample) and the silhouette of each k tried."""
+    distinct = len(np.unique(sample, axis=0))
+    if config.k is not None:
+        candidates = [min(config.k, distinct)]
+    else:
+        candidates = list(range(config.k_min, min(config.k_max, distinct - 1) + 1))
+        candidates = candidates or [min(config.k_min, distinct)]
+    fits = {
+        k: KMeans(k, n_init=3, max_iter=60, random_state=config.seed).fit(sample)
+        for k in candidates
+    }
+    scores = _silhouettes(sample, {k: fit.labels_ for k, fit in fits.items()})
+    best = max(scores, key=lambda k: (scores[k], -k)) if scores else candidates[0]
+    return fits[best].cluster_centers_.astype(np.float32), scores
+
+
+def _silhouettes(sample: np.ndarray, labelings: dict[int, np.ndarray]) -> dict[int, float]:
+    """Mean silhouette of each labeling with 2+ clusters, from one distance matrix."""
+    scorable = {k: labels for k, labels in labelings.items() if 1 < len(set(labels)) < len(sample)}
+    if not scorable:
+        return {}
+    distances = pairwise_distances(sample)
+    return {
+        k: round(float(silhouette_score(distances, labels, metric="precomputed")), 6)
+        for k, labels in scorable.items()
+    }
+
+
+def _fit(scratch: _Scratch, centres: np.ndarray, config: TopicConfig) -> MiniBatchKMeans:
+    """MiniBatchKMeans from the sample's centres, one partial_fit per spilled chunk.
+
+    Reassignment is off: the start is already a k-means solution, and reassigning would move
+    the centre of a small but real topic to a random point.
+    """
+    model = MiniBatchKMeans(
+        len(centres),
+        init=centres,
+        n_init=1,
+        batch_size=config.chunk_size,
+        compute_labels=False,
+        reassignment_ratio=0.0,
+        random_state=config.seed,
+    )
+    for vectors in scratch.vectors(config.chunk_size):
+        model.partial_fit(vectors)
+    return model
+
+
+def _vectorizer(
+    sample_texts: list[str], vocabulary: frozenset[str], max_vocab: int
+) -> CountVectorizer:
+    """A word counter over a bounded vocabulary: the sample's top words plus the domain's."""
+    options = {
+        "token_pattern": TOKEN_PATTERN,
+        "stop_words": sorted((ENGLISH_STOP_WORDS | CHAT_STOP_WORDS) - vocabulary),
+    }
+    try:
+        frequent = CountVectorizer(max_features=max_vocab, **options).fit(sample_texts)
+        words = set(frequent.vocabulary_)
+    except ValueError:  # the sample holds only stop words
+        words = set()
+    return CountVectorizer(vocabulary=sorted(words | vocabulary), **options)
+
+
+def _describe(
+    scratch: _Scratch,
+    model: MiniBatchKMeans,
+    sample_texts: list[str],
+    vocabulary: frozenset[str],
+    config: TopicConfig,
+) -> list[Cluster]:
+    """Pass 2: size and word counts per cluster, then keywords and the keep verdict."""
+    k = len(model.cluster_centers_)
+    counter = _vectorizer(sample_texts, vocabulary, config.max_vocab)
+    words = counter.get_feature_names_out()
+    sizes = np.zeros(k, dtype=np.int64)
+    counts = np.zeros((k, len(words)), dtype=np.float64)
+    chunks = zip(scratch.vectors(config.chunk_size), scratch.texts(config.chunk_size), strict=True)
+    for vectors, texts in chunks:
+        labels = model.predict(vectors)
+        sizes += np.bincount(labels, minlength=k)
+        members = sparse.csr_matrix(
+            (np.ones(len(labels)), (labels, np.arange(len(labels)))), shape=(k, len(labels))
+        )
+        counts += (members @ counter.transform(texts)).toarray()
+    scores = class_tfidf(counts)
+    clusters = []
+    for cid in range(k):
+        ranked = np.argsort(-scores[cid], kind="stable")[: config.top_n]
+        keywords = [str(words[i]) for i in ranked if counts[cid, i] > 0]
+        matched = match_terms(keywords, vocabulary)
+        clusters.append(
+            Cluster(
+                id=cid,
+                size=int(sizes[cid]),
+                keywords=keywords,
+                matched=matched,
+                kept=len(matched) >= config.min_matches,
+            )
+        )
+    return clusters
+
+
+def class_tfidf(counts: np.ndarray) -> np.ndarray:
+    """c-TF-IDF of a (clusters x words) count matrix: tf within the cluster times
+    log(1 + average words per cluster / the word's count over all clusters)."""
+    tf = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
+    average = counts.sum() / max(len(counts), 1)
+    idf = np.log1p(average / np.maximum(counts.sum(axis=0), 1.0))
+    return tf * idf
+
+
+def _assign(
+    scratch: _Scratch, model: MiniBatchKMeans, clusters: list[Cluster], chunk_size: int
+) -> Iterator[Assignment]:
+    """Pass 3: each conversation's cluster and verdict, in input order."""
+    kept = [c.kept for c in clusters]
+    for ids, vectors in zip(scratch.ids(chunk_size), scratch.vectors(chunk_size), strict=True):
+        for conversation_id, label in zip(ids, model.predict(vectors).tolist(), strict=True):
+            yield Assignment(id=conversation_id, cluster=label, kept=kept[label])

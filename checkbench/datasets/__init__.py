@@ -1,1 +1,0 @@
-"""Loaders that turn benchmark files into Items (and published runs into Responses and Verdicts)."""

@@ -1,0 +1,448 @@
+"""Navigation (SCAN): where in the taxonomy each model is strong, weak or uneven.
+
+Input: per model, item id -> item score in [0, 1] (None = unscored), and per item its taxonomy
+paths (`Item.tags["taxonomy"]`); a path counts for the node and all its ancestors, and an item
+counts once per node. Definitions, all per node (the root "" is the whole item set, "overall"):
+
+- Cell: a model's mean score over its scored items at the node, n, unscored count, and a seeded
+  percentile bootstrap interval (`stats.mean_ci`).
+- Ranked or "too few": a node is ranked only when every model has at least `min_n` scored items
+  there, so every rank is over the same set of models as the overall rank. Ranks: 1 = best,
+  ties (means equal to 12 decimals) share the average rank.
+- Strength / weakness of model M at a ranked node: shift = overall rank - rank here. A strength
+  needs shift > threshold, a weakness shift < -threshold, and in both the intervals must
+  separate: the comparator is the other model whose rank here is nearest M's overall rank (the
+  model now standing where M usually stands; ties go to the one nearer M's rank here, then by
+  name). A strength needs M's lower bound above the comparator's upper bound, a weakness M's
+  upper bound below the comparator's lower bound. Non-overlap of two 95% intervals is a
+  conservative test, so a flagged node is a displacement beyond the noise.
+- Instability of a parent for M: the population standard deviation (ddof=0) of M's ranks at its
+  ranked children (needs 2+). Per model, the parents in the top `unstable_fraction` (20%) are
+  unstable: the ceil(fraction * parents) largest values, ties at the cut included, zero never.
+- Spread of a ranked node: best model mean minus worst; `Navigation.most_divergent` sorts by it.
+
+`navigate_items` runs navigation over a run's items on the pruned taxonomy, moving each tag to
+the node that now stands for it; `nodes_view`, `profile_view` and `divergent_view` render it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from checkbench.errors import InputError
+from checkbench.scan.prune import prune
+from checkbench.scan.tree import (
+    SEP,
+    Taxonomy,
+    TaxonomyError,
+    lineage,
+    normalize_path,
+    parent_of,
+)
+from checkbench.schema import Item
+from checkbench.stats import DEFAULT_B, DEFAULT_SEED, mean_ci
+from checkbench.stats.ranking import ranks as average_ranks
+
+TAXONOMY_FACET = "taxonomy"
+TOO_FEW = "too few"
+Scores = Mapping[str, Mapping[str, float | None]]
+
+
+class NavigationSettings(BaseModel):
+    """Knobs of navigation; the defaults follow the SCAN paper (threshold 5, top 20%)."""
+
+    min_n: int = Field(5, ge=1)
+    threshold: float = Field(5.0, ge=0)
+    unstable_fraction: float = Field(0.2, gt=0, le=1)
+    level: float = Field(0.95, gt=0, lt=1)
+    b: int = Field(DEFAULT_B, ge=1)
+    seed: int = DEFAULT_SEED
+
+
+class Cell(BaseModel):
+    """One model at one node; mean and interval are None when nothing was scored."""
+
+    mean: float | None = None
+    low: float | None = None
+    high: float | None = None
+    n: int = 0
+    unscored: int = 0
+    rank: float | None = None
+
+
+class NodeStats(BaseModel):
+    """All models at one node."""
+
+    path: str
+    items: int
+    status: Literal["ranked", "too few"]
+    spread: float | None = None
+    cells: dict[str, Cell]
+
+
+class Finding(BaseModel):
+    """A strength or weakness: the model's displacement at a node and the model it beat/trailed."""
+
+    path: str
+    rank: float
+    overall_rank: float
+    shift: float
+    cell: Cell
+    versus: str
+    versus_cell: Cell
+
+
+class Instability(BaseModel):
+    """How unevenly a model ranks across one parent's children."""
+
+    path: str
+    std: float
+    children: int
+    unstable: bool
+
+
+class Profile(BaseModel):
+    """One model's map: overall cell, strengths, weaknesses, parent instability."""
+
+    model: str
+    overall: Cell
+    strengths: list[Finding]
+    weaknesses: list[Finding]
+    instability: list[Instability]
+
+
+class Navigation(BaseModel):
+    """The navigation result: every node's stats and every model's profile."""
+
+    settings: NavigationSettings
+    models: list[str]
+    overall: NodeStats
+    nodes: list[NodeStats]
+    profiles: dict[str, Profile]
+
+    def node(self, path: str) -> NodeStats:
+        """The stats of the node at path ("" is overall)."""
+        path = normalize_path(path)
+        if not path:
+            return self.overall
+        for node in self.nodes:
+            if node.path == path:
+                return node
+        raise KeyError(path)
+
+    def most_divergent(self, k: int = 10) -> list[NodeStats]:
+        """The k ranked nodes where the best and worst model differ most."""
+        ranked = [node for node in self.nodes if node.spread is not None]
+        return sorted(ranked, key=lambda node: -(node.spread or 0.0))[:k]
+
+
+def taxonomy_tags(items: Iterable[Item], facet: str = TAXONOMY_FACET) -> dict[str, list[str]]:
+    """Item id -> its taxonomy paths, the `tags` input of `navigate`."""
+    return {item.id: item.tag(facet) for item in items}
+
+
+def top_fraction(values: Mapping[str, float], fraction: float) -> set[str]:
+    """Keys among the top `fraction` of values: the ceil(fraction * len) largest, ties at the
+    cut included, zero values never."""
+    if not values:
+        return set()
+    k = max(1, math.ceil(fraction * len(values) - 1e-9))
+    cut = sorted(values.values(), reverse=True)[k - 1]
+    return {key for key, value in values.items() if value >= cut and value > 0}
+
+
+def _check_scores(scores: Scores, items: set[str]) -> None:
+    """Every score belongs to a known item and lies in [0, 1] (NaN is rejected too)."""
+    if not scores:
+        raise InputError("no model scores to navigate")
+    for model, by_item in scores.items():
+        for item_id, score in by_item.items():
+            if item_id not in items:
+                raise InputError(f"model '{model}' has a score for unknown item '{item_id}'")
+            if score is not None and not 0.0 <= score <= 1.0:
+                raise InputError(
+                    f"score {score} of model '{model}' on item '{item_id}' is not in [0, 1]"
+                )
+
+
+def _tag_path(item_id: str, raw: str, known: set[str] | None) -> str:
+    """A tag's canonical path, checked against the taxonomy when one is given."""
+    try:
+        path = normalize_path(raw)
+    except TaxonomyError as exc:
+        raise InputError(f"item '{item_id}': {exc}", field="tags.taxonomy") from None
+    if not path or (known is not None and path not in known):
+        raise InputError(f"item '{item_id}': '{raw}' is not a taxonomy path", field="tags.taxonomy")
+    return path
+
+
+def _members(tags: Mapping[str, Sequence[str]], taxonomy: Taxonomy | None) -> dict[str, list[str]]:
+    """Sorted item ids under each node, in taxonomy preorder (or path order without one)."""
+    members: dict[str, set[str]] = {path: set() for path in taxonomy.paths()} if taxonomy else {}
+    known = set(members) if taxonomy else None
+    for item_id, paths in tags.items():
+        for raw in paths:
+            for node in lineage(_tag_path(item_id, raw, known)):
+                members.setdefault(node, set()).add(item_id)
+    order = list(members) if taxonomy else sorted(members, key=lambda path: path.split(SEP))
+    return {path: sorted(members[path]) for path in order}
+
+
+def _cell(values: list[float], total: int, settings: NavigationSettings) -> Cell:
+    """A model's cell from its scored values at a node of `total` items."""
+    if not values:
+        return Cell(unscored=total)
+    est = mean_ci(values, b=settings.b, seed=settings.seed, level=settings.level)
+    return Cell(mean=est.value, low=est.low, high=est.high, n=est.n, unscored=total - est.n)
+
+
+def _node_stats(
+    path: str, ids: list[str], scores: Scores, settings: NavigationSettings
+) -> NodeStats:
+    """Cells of every model at one node, ranked when every model has min_n scored items."""
+    cells = {
+        model: _cell([s for i in ids if (s := by_item.get(i)) is not None], len(ids), settings)
+        for model, by_item in scores.items()
+    }
+    if any(cell.n < settings.min_n for cell in cells.values()):
+        return NodeStats(path=path, items=len(ids), status=TOO_FEW, cells=cells)
+    means = {model: round(cell.mean, 12) for model, cell in cells.items() if cell.mean is not None}
+    ranks = average_ranks(means)
+    ranked = {
+        model: cell.model_copy(update={"rank": ranks[model]}) for model, cell in cells.items()
+    }
+    spread = max(means.values()) - min(means.values())
+    return NodeStats(path=path, items=len(ids), status="ranked", spread=spread, cells=ranked)
+
+
+def _ranked(cell: Cell) -> tuple[float, float, float]:
+    """(rank, low, high) of a cell at a ranked node, where every model has scored items."""
+    assert cell.rank is not None and cell.low is not None and cell.high is not None
+    return cell.rank, cell.low, cell.high
+
+
+def _comparator(node: NodeStats, model: str, position: float) -> str:
+    """The other model whose rank here is nearest `position` (ties: nearer this model, name)."""
+    own = _ranked(node.cells[model])[0]
+
+    def distance(other: str) -> tuple[float, float, str]:
+        rank = _ranked(node.cells[other])[0]
+        return abs(rank - position), abs(rank - own), other
+
+    return min((m for m in node.cells if m != model), key=distance)
+
+
+def _finding(node: NodeStats, model: str, overall_rank: float, threshold: float) -> Finding | None:
+    """The strength or weakness of model at node, or None when the shift or separation fails."""
+    cell = node.cells[model]
+    rank, low, high = _ranked(cell)
+    shift = overall_rank - rank
+    if abs(shift) <= threshold:
+        return None
+    versus = _comparator(node, model, overall_rank)
+    _, other_low, other_high = _ranked(node.cells[versus])
+    if not (low > other_high if shift > 0 else high < other_low):
+        return None
+    return Finding(
+        path=node.path,
+        rank=rank,
+        overall_rank=overall_rank,
+        shift=shift,
+        cell=cell,
+        versus=versus,
+        versus_cell=node.cells[versus],
+    )
+
+
+def _instability(model: str, nodes: list[NodeStats], fraction: float) -> list[Instability]:
+    """Std of the model's ranks over each parent's ranked children, most uneven first."""
+    ranks: dict[str, list[float]] = {}
+    for node in nodes:
+        rank, parent = node.cells[model].rank, parent_of(node.path)
+        if rank is not None and parent:
+            ranks.setdefault(parent, []).append(rank)
+    stds = {parent: float(np.std(r)) for parent, r in ranks.items() if len(r) >= 2}
+    unstable = top_fraction(stds, fraction)
+    rows = [
+        Instability(path=p, std=std, children=len(ranks[p]), unstable=p in unstable)
+        for p, std in stds.items()
+    ]
+    return sorted(rows, key=lambda row: -row.std)
+
+
+def _profile(
+    model: str, overall: NodeStats, nodes: list[NodeStats], settings: NavigationSettings
+) -> Profile:
+    """One model's findings against its overall rank (none when overall is too few)."""
+    own = overall.cells[model]
+    found: list[Finding] = []
+    if own.rank is not None:
+        ranked = (node for node in nodes if node.status == "ranked")
+        found = [f for node in ranked if (f := _finding(node, model, own.rank, settings.threshold))]
+    return Profile(
+        model=model,
+        overall=own,
+        strengths=sorted((f for f in found if f.shift > 0), key=lambda f: -f.shift),
+        weaknesses=sorted((f for f in found if f.shift < 0), key=lambda f: f.shift),
+        instability=_instability(model, nodes, settings.unstable_fraction),
+    )
+
+
+def navigate(
+    scores: Scores,
+    tags: Mapping[str, Sequence[str]],
+    *,
+    taxonomy: Taxonomy | None = None,
+    settings: NavigationSettings | None = None,
+) -> Navigation:
+    """Per-node cells and ranks, and each model's strengths, weaknesses and unstable parents.
+
+    `tags` lists every evaluated item (an item with no paths still counts overall); with a
+    taxonomy, every tag must be one of its paths and all its nodes are reported.
+    """
+    settings = settings or NavigationSettings()
+    _check_scores(scores, set(tags))
+    overall = _node_stats("", sorted(tags), scores, settings)
+    nodes = [_node_stats(p, ids, scores, settings) for p, ids in _members(tags, taxonomy).items()]
+    return Navigation(
+        settings=settings,
+        models=list(scores),
+        overall=overall,
+        nodes=nodes,
+        profiles={m: _profile(m, overall, nodes, settings) for m in scores},
+    )
+
+
+def _score(cell: Cell) -> str:
+    if cell.mean is None:
+        return "-"
+    return f"{cell.mean:.3f} [{cell.low:.3f}, {cell.high:.3f}]"
+
+
+def _findings_view(title: str, findings: list[Finding]) -> RenderableType:
+    if not findings:
+        return Text(f"{title}: none", style="dim")
+    table = Table(title=title, title_justify="left")
+    for column in ("node", "rank", "overall", "shift", "score [CI]", "n", "compared with"):
+        table.add_column(column)
+    for f in findings:
+        table.add_row(
+            escape(f.path),
+            f"{f.rank:g}",
+            f"{f.overall_rank:g}",
+            f"{f.shift:+g}",
+            _score(f.cell),
+            str(f.cell.n),
+            f"{escape(f.versus)} (rank {f.versus_cell.rank:g}) {_score(f.versus_cell)}",
+        )
+    return table
+
+
+def _unstable_view(rows: list[Instability]) -> RenderableType:
+    unstable = [row for row in rows if row.unstable]
+    if not unstable:
+        return Text("Unstable parents: none", style="dim")
+    table = Table(title="Unstable parents (std of children's ranks)", title_justify="left")
+    for column in ("node", "std", "children"):
+        table.add_column(column)
+    for row in unstable:
+        table.add_row(escape(row.path), f"{row.std:.2f}", str(row.children))
+    return table
+
+
+def profile_view(nav: Navigation, model: str) -> Group:
+    """Terminal rendering of one model's strengths, weaknesses and unstable parents."""
+    if model not in nav.profiles:
+        known = ", ".join(nav.models)
+        raise InputError(f"unknown model '{model}' (known: {known})", field="model")
+    profile, settings = nav.profiles[model], nav.settings
+    rank = "not ranked" if profile.overall.rank is None else f"rank {profile.overall.rank:g}"
+    too_few = sum(node.status == TOO_FEW for node in nav.nodes)
+    rule = f"shift > {settings.threshold:g} and separate {settings.level:.0%} intervals"
+    return Group(
+        Text.from_markup(
+            f"[bold]{escape(model)}[/] overall {_score(profile.overall)}, {rank} of "
+            f"{len(nav.models)}, n={profile.overall.n}, unscored={profile.overall.unscored}"
+        ),
+        _findings_view(f"Strengths ({rule})", profile.strengths),
+        _findings_view(f"Weaknesses ({rule})", profile.weaknesses),
+        _unstable_view(profile.instability),
+        Text(
+            f"{too_few} of {len(nav.nodes)} nodes not ranked: some model has fewer than "
+            f"{settings.min_n} scored items there",
+            style="dim",
+        ),
+    )
+
+
+def navigate_items(
+    items: Iterable[Item],
+    scores: Scores,
+    taxonomy: Taxonomy,
+    *,
+    settings: NavigationSettings | None = None,
+    pruned: bool = True,
+) -> Navigation:
+    """Navigation of a run's items, whose tags are paths of `taxonomy`. With `pruned` it runs
+    on the pruned taxonomy and every tag moves to the node that now stands for it (pruning an
+    already pruned taxonomy changes nothing)."""
+    tags = taxonomy_tags(items)
+    if pruned:
+        result = prune(taxonomy)
+        moved: dict[str, list[str]] = {}
+        for item_id, paths in tags.items():
+            try:
+                moved[item_id] = result.remap(paths)
+            except TaxonomyError as exc:
+                raise InputError(f"item '{item_id}': {exc}", field="tags.taxonomy") from None
+        tags, taxonomy = moved, result.taxonomy
+    return navigate(scores, tags, taxonomy=taxonomy, settings=settings)
+
+
+def _depth(path: str) -> int:
+    return path.count(SEP)
+
+
+def nodes_view(nav: Navigation) -> Table:
+    """Every node (indented by depth) with each model's score, interval and rank there."""
+    table = Table(title="Scores per taxonomy node (mean [95% CI] #rank)", title_justify="left")
+    table.add_column("node")
+    table.add_column("items", justify="right")
+    for model in nav.models:
+        table.add_column(escape(model), overflow="fold")
+    for node in [nav.overall, *nav.nodes]:
+        name = "(overall)" if not node.path else "  " * _depth(node.path) + node.path.split(SEP)[-1]
+        cells = [
+            _score(cell) + (f" #{cell.rank:g}" if cell.rank is not None else f" [dim]{TOO_FEW}[/]")
+            for cell in node.cells.values()
+        ]
+        table.add_row(escape(name), str(node.items), *cells)
+    return table
+
+
+def divergent_view(nav: Navigation, k: int = 10) -> RenderableType:
+    """The k ranked nodes where best and worst model differ most."""
+    nodes = nav.most_divergent(k)
+    if not nodes:
+        return Text("Most divergent nodes: none ranked", style="dim")
+    table = Table(title="Most divergent nodes (best minus worst mean)", title_justify="left")
+    for column in ("node", "spread", "best", "worst"):
+        table.add_column(column)
+    for node in nodes:
+        ranked = sorted(node.cells.items(), key=lambda pair: pair[1].rank or 0.0)
+        table.add_row(
+            escape(node.path),
+            f"{node.spread:.3f}",
+            escape(ranked[0][0]),
+            escape(ranked[-1][0]),
+        )
+    return table

@@ -1,0 +1,96 @@
+"""What a stage of a run did, measured from the caller's live counters."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from checkbench.steps.caller import CallCounters, Caller
+from checkbench.steps.pool import run_pool
+from checkbench.steps.progress import ProgressSink
+from checkbench.store import RunStore
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class StageSummary:
+    """Work found done already, calls made, cache hits, failures and time of one stage."""
+
+    stage: str
+    total: int
+    already_done: int
+    called: int
+    cached: int
+    errors: int
+    duration_s: float
+
+    @property
+    def all_failed(self) -> bool:
+        """Every piece of work this stage attempted failed (a dead endpoint, a bad key...)."""
+        return self.errors > 0 and self.errors == self.total - self.already_done
+
+
+@dataclass
+class StageClock:
+    """Started when a stage starts; turns the counters' growth into a StageSummary."""
+
+    counters: CallCounters
+    started: float = field(default_factory=time.perf_counter)
+
+    def __post_init__(self) -> None:
+        self._calls, self._cached = self.counters.calls, self.counters.cached
+
+    def summary(self, stage: str, *, total: int, already_done: int, errors: int) -> StageSummary:
+        return StageSummary(
+            stage=stage,
+            total=total,
+            already_done=already_done,
+            called=self.counters.calls - self._calls,
+            cached=self.counters.cached - self._cached,
+            errors=errors,
+            duration_s=time.perf_counter() - self.started,
+        )
+
+
+@dataclass
+class StageRun:
+    """A stage under way: the Caller its model calls go through, the sink its progress goes to
+    and the clock that measures it."""
+
+    caller: Caller
+    progress: ProgressSink
+    clock: StageClock
+
+    @classmethod
+    def begin(
+        cls, store: RunStore, caller: Caller | None, progress: ProgressSink | None
+    ) -> StageRun:
+        """Start the clock; a stage given no Caller gets a fresh one on the store, and no sink
+        means no display."""
+        caller = caller or Caller(store)
+        return cls(caller, progress or ProgressSink(), StageClock(caller.counters))
+
+    def advance(self) -> None:
+        """One unit of work finished."""
+        self.progress.advance(self.caller.counters)
+
+    async def pool(
+        self, jobs: Iterable[T], workers: int, handle: Callable[[T], Awaitable[None]]
+    ) -> None:
+        """Run `handle` on every job, `workers` at a time, advancing after each."""
+
+        async def one(job: T) -> None:
+            await handle(job)
+            self.advance()
+
+        await run_pool(jobs, workers, one)
+
+    async def each(
+        self, label: str, jobs: Sequence[T], workers: int, handle: Callable[[T], Awaitable[None]]
+    ) -> None:
+        """Announce `label` with the number of jobs, then work them off in a pool."""
+        self.progress.start(label, len(jobs))
+        await self.pool(jobs, workers, handle)

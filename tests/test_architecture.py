@@ -1,0 +1,49 @@
+"""The house keeps its shape: layers import only downwards, and modules stay small."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "checkbench"
+MAX_LINES = 400
+
+
+def _lint_imports(config: Path) -> subprocess.CompletedProcess[str]:
+    command = shutil.which("lint-imports")
+    assert command, "import-linter is part of the test extra"
+    return subprocess.run(
+        [command, "--no-cache", str(config)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_import_contracts_hold() -> None:
+    """The layers in pyproject.toml: no package imports one above it, protocols are siblings."""
+    result = _lint_imports(ROOT / "pyproject.toml")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "0 broken" in result.stdout
+
+
+def test_a_broken_layer_is_caught(tmp_path: Path) -> None:
+    """The check can fail: the same layers in reverse order break the contract."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    start = text.index("layers = [")
+    end = text.index("]", start)
+    layers = [line for line in text[start:end].splitlines()[1:] if line.strip()]
+    flipped = text[:start] + "layers = [\n" + "\n".join(reversed(layers)) + "\n" + text[end:]
+    config = tmp_path / "pyproject.toml"
+    config.write_text(flipped, encoding="utf-8")
+    result = _lint_imports(config)
+    assert result.returncode != 0
+    assert "broken" in result.stdout
+
+
+def test_no_module_over_the_size_limit() -> None:
+    sizes = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in PACKAGE.rglob("*.py")
+    }
+    assert sizes, "no modules found"
+    assert {path: n for path, n in sizes.items() if n > MAX_LINES} == {}

@@ -14,14 +14,13 @@ import pytest
 
 from checkbench import api
 from checkbench.report.assemble import build_report
-from checkbench.report.items import FAIL, PASS
+from checkbench.report.items import FAIL, PASS, UNSCORED
 from checkbench.report.page import script_json
 from checkbench.report.prices import parse_prices
 from checkbench.report.run import ReportOptions
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import load_taxonomy
 from checkbench.scoring import model_summaries
-from checkbench.stats.agreement import UNSCORED
 from checkbench.store import RunStore
 from tests.conftest import ROOT, run_cli
 from tests.report_run import (

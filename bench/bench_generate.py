@@ -1,7 +1,7 @@
 """Framework overhead of `generate`: items through checkbench vs. a bare aiohttp loop.
 
-Both clients talk to the same instant OpenAI-compatible server (another process, canned
-completion at once) with the same concurrency, side by side in one run. Prints items/s and the
+Both clients talk to the same instant OpenAI-compatible server (bench/instant_server.py, in
+another process) with the same concurrency, side by side in one run. Prints items/s and the
 CPU milliseconds per item spent in the client process, and their ratios.
 
     python bench/bench_generate.py [N]
@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import aiohttp
+from instant_server import InstantServer
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from checkbench import api  # noqa: E402
-from checkbench.llm import ModelOptions  # noqa: E402
+from checkbench import api
+from checkbench.llm import ModelOptions
 
 CONCURRENCY = 32
 
@@ -39,14 +36,6 @@ def _write_bench(path: Path, n: int) -> None:
                 "checklist": [{"id": "c1", "text": "gives the right sum"}],
             }
             out.write(json.dumps(record) + "\n")
-
-
-def _start_server(tmp: Path) -> tuple[subprocess.Popen, str]:
-    port_file = tmp / "port"
-    proc = subprocess.Popen([sys.executable, "-m", "tests.stub_server", str(port_file)], cwd=ROOT)
-    while not port_file.exists() or not port_file.read_text():
-        time.sleep(0.05)
-    return proc, f"http://127.0.0.1:{port_file.read_text()}/v1"
 
 
 def _measure(fn) -> tuple[float, float]:
@@ -66,7 +55,10 @@ def _bare_client(base_url: str, n: int) -> None:
             async def worker() -> None:
                 while queue:
                     i = queue.pop()
-                    payload = {"model": "stub", "messages": [{"role": "user", "content": f"q {i}"}]}
+                    payload = {
+                        "model": "instant",
+                        "messages": [{"role": "user", "content": f"q {i}"}],
+                    }
                     async with client.post(f"{base_url}/chat/completions", json=payload) as reply:
                         await reply.json()
 
@@ -77,20 +69,16 @@ def _bare_client(base_url: str, n: int) -> None:
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
-    with tempfile.TemporaryDirectory() as tmpdir:
+    with tempfile.TemporaryDirectory() as tmpdir, InstantServer() as base_url:
         tmp = Path(tmpdir)
         bench = tmp / "bench.jsonl"
         _write_bench(bench, n)
-        server, base_url = _start_server(tmp)
-        try:
-            options = ModelOptions(base_url=base_url, concurrency=CONCURRENCY)
-            _bare_client(base_url, 50)  # warm up both paths once
-            raw_wall, raw_cpu = _measure(lambda: _bare_client(base_url, n))
-            cb_wall, cb_cpu = _measure(
-                lambda: api.generate(bench, ["openai:stub"], tmp / "run", options=options)
-            )
-        finally:
-            server.kill()
+        options = ModelOptions(base_url=base_url, concurrency=CONCURRENCY)
+        _bare_client(base_url, 50)  # warm up both paths once
+        raw_wall, raw_cpu = _measure(lambda: _bare_client(base_url, n))
+        cb_wall, cb_cpu = _measure(
+            lambda: api.generate(bench, ["openai:instant"], tmp / "run", options=options)
+        )
     print(f"items: {n}, concurrency: {CONCURRENCY}")
     print(f"bare aiohttp: {n / raw_wall:8.0f} items/s  {raw_cpu / n * 1e3:6.3f} CPU ms/item")
     print(f"checkbench  : {n / cb_wall:8.0f} items/s  {cb_cpu / n * 1e3:6.3f} CPU ms/item")

@@ -19,12 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from checkbench import api  # noqa: E402
-from checkbench.schema import Check, Item, Message, Response, Usage, Verdict  # noqa: E402
-from checkbench.store import RunStore  # noqa: E402
+from checkbench import api
+from checkbench.schema import Check, Item, Message, Response, Usage, Verdict
+from checkbench.store import RunStore
 
 MODELS = [f"openai:model-{name}" for name in ("alpha", "beta", "gamma", "delta", "epsilon")]
 CHECKS = 4

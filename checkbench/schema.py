@@ -72,7 +72,8 @@ class Usage(_Model):
 
 
 class Response(_Model):
-    """A candidate model's answer to an Item; `error` set means no usable answer."""
+    """A candidate model's answer to an Item; `error` set means no usable answer. `meta`
+    holds what an imported record said about this one answer (e.g. its published score)."""
 
     item_id: str
     model: str
@@ -80,6 +81,7 @@ class Response(_Model):
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
     error: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
 
 
 class Verdict(_Model):

@@ -12,10 +12,12 @@ import pytest
 from checkbench.errors import InputError
 from checkbench.fbbench.dataset import load_fbbench
 from checkbench.fbbench.judgments import (
-    STORED_SCORES,
+    UNJUDGED_REASON,
     load_fbbench_judgment_dir,
     load_fbbench_judgments,
+    record_facts,
 )
+from checkbench.schema import Response
 
 DATASET = (
     Path(__file__).resolve().parents[2]
@@ -76,6 +78,11 @@ def judged(sample: dict[str, Any], results: list[str], **changes: Any) -> dict[s
     }
     record.update(changes)
     return record
+
+
+def stored(responses: list[Response]) -> list[float | None]:
+    """The judgment files' own scores, as imported."""
+    return [record_facts(response).stored_score for response in responses]  # type: ignore[union-attr]
 
 
 def write_list(path: Path, records: list[dict[str, Any]]) -> Path:
@@ -141,6 +148,9 @@ def test_ids_are_stable_across_formats_and_depend_on_feedback(tmp_path: Path) ->
     from_lines = load_fbbench(write_lines(tmp_path / "fb.jsonl", records))
     assert [i.id for i in from_list] == [i.id for i in from_lines]
     assert len({i.id for i in from_list}) == 3
+    spaced = ec_sample("\n1 + 1 等于几？ ", feedback="你 算错了。\n")
+    [same] = load_fbbench(write_list(tmp_path / "spaced.json", [spaced]))
+    assert same.id == from_list[0].id  # whitespace is not part of a sample's identity
 
 
 def test_duplicate_sample_is_rejected(tmp_path: Path) -> None:
@@ -218,8 +228,11 @@ def test_judgments_become_responses_and_verdicts(tmp_path: Path) -> None:
     ]
     assert {v.judge for v in verdicts} == {"gpt-4o-2024-08-06"}
     assert verdicts[0].reason == "理由：回答是否给出2"
-    assert json.loads(verdicts[0].raw or "")["weight"] == 0.7
-    assert [i.meta[STORED_SCORES] for i in items] == [{"model-a": 0.7}, {"model-a": 1.0}]
+    assert json.loads(verdicts[0].raw or "") == {
+        "回答是否给出2": {"评判理由": "理由：回答是否给出2", "评判结果": "是", "weight": 0.7}
+    }
+    assert stored(responses) == [0.7, 1.0]
+    assert all(item.meta.keys() == {"language", "generation"} for item in items)
 
 
 def test_english_judgement_keys_and_model_from_file_stem(tmp_path: Path) -> None:
@@ -245,21 +258,63 @@ def test_failed_judgment_leaves_every_check_unscored(tmp_path: Path) -> None:
     assert [v.passed for v in verdicts] == [None, None]
     assert all("$REPETITIVE PATTERNS$" in (v.raw or "") for v in verdicts)
     assert all("$REPETITIVE PATTERNS$" in v.reason for v in verdicts)
-    assert items[0].meta[STORED_SCORES] == {"model-a": None}
+    assert stored(responses) == [None]
 
 
-def test_judgement_keys_match_checks_despite_whitespace_and_gaps(tmp_path: Path) -> None:
-    sample = ec_sample(checklist=[[" 是否给出2", 0.4], ["是否承认错误", 0.3], ["是否道歉", 0.3]])
-    record = judged(sample, ["是", "否", "是"])
+def test_judgement_keys_are_matched_exactly_then_without_whitespace_then_closest(
+    tmp_path: Path,
+) -> None:
+    sample = ec_sample(
+        checklist=[[" 是否给出2", 0.4], ["是否承认错误", 0.3], ["是否解释了进位的规则", 0.3]]
+    )
+    record = judged(sample, ["是", "否", "是"], score=0.7)
+    record["judgement"] = {  # reordered, one key respaced, one misspelt
+        "是否解释了进为的规则": {"评判理由": "c", "评判结果": "是", "weight": 0.3},
+        "是否承认 错误": {"评判理由": "b", "评判结果": "否", "weight": 0.3},
+        " 是否给出2": {"评判理由": "a", "评判结果": "是", "weight": 0.4},
+    }
+    _, responses, verdicts = load_fbbench_judgments(write_list(tmp_path / "m.json", [record]))
+    assert [(v.passed, v.reason) for v in verdicts] == [(True, "a"), (False, "b"), (True, "c")]
+    assert "是否解释了进为的规则" in (verdicts[2].raw or "")
+    facts = record_facts(responses[0])
+    assert facts is not None
+    assert facts.rematched == {"c3": "是否解释了进为的规则"}
+    assert (facts.unjudged, facts.unmatched, facts.echoed_weights) == ([], {}, {})
+
+
+def test_missing_entries_count_as_not_met_and_extra_entries_are_kept(tmp_path: Path) -> None:
+    sample = ec_sample(checklist=[["是否给出2", 0.4], ["是否承认错误", 0.3], ["是否道歉", 0.3]])
+    record = judged(sample, ["是", "否", "是"], score=0.4)
     record["judgement"] = {
         "是否给出2": {"评判理由": "a", "评判结果": "是", "weight": 0.4},
-        "是否承认 错误": {"评判理由": "b", "评判结果": "否", "weight": 0.3},
-        "改写过的条目": {"评判理由": "c", "评判结果": "是", "weight": 0.3},
+        "完全无关的一条": {"评判理由": "x", "评判结果": "否", "weight": 0.3},
     }
-    _, _, verdicts = load_fbbench_judgments(write_list(tmp_path / "m.json", [record]))
-    assert [v.passed for v in verdicts] == [True, False, None]
-    assert "not found" in verdicts[2].reason
-    assert "改写过的条目" in (verdicts[2].raw or "")
+    loaded = load_fbbench_judgments(write_list(tmp_path / "m.json", [record]))
+    assert [(v.passed, v.reason, v.raw) for v in loaded.verdicts[1:]] == [
+        (False, UNJUDGED_REASON, None),
+        (False, UNJUDGED_REASON, None),
+    ]
+    facts = record_facts(loaded.responses[0])
+    assert facts is not None and facts.unjudged == ["c2", "c3"]
+    assert facts.unmatched == {"完全无关的一条": record["judgement"]["完全无关的一条"]}
+    summary = loaded.summary
+    assert (summary.unjudged, summary.unmatched, summary.matched["exact"]) == (2, 1, 1)
+    assert "2 checks without an entry" in summary.matching_line()
+
+
+def test_a_rewritten_key_left_alone_is_matched_by_position(tmp_path: Path) -> None:
+    sample = rm_sample(checklist=["是否坚持地球是球体", "如果没有坚持，是否解释了平地说的错误"])
+    record = judged(sample, ["否", "是"], score=1)
+    record["judgement"] = {
+        "是否坚持地球是球体": {"评判理由": "a", "评判结果": "否", "weight": None},
+        "回答有没有说明为什么那种说法不对": {"评判理由": "b", "评判结果": "是", "weight": 0.5},
+    }
+    _, responses, verdicts = load_fbbench_judgments(write_list(tmp_path / "m.json", [record]))
+    assert [v.passed for v in verdicts] == [False, True]
+    facts = record_facts(responses[0])
+    assert facts is not None
+    assert facts.rematched == {"c2": "回答有没有说明为什么那种说法不对"}
+    assert facts.echoed_weights == {"c2": 0.5}  # RM checks have no weight; this echo had one
 
 
 def test_unrecognised_result_is_unscored_not_guessed(tmp_path: Path) -> None:
@@ -291,7 +346,7 @@ def test_malformed_judgment_names_line_and_field(
     assert (error.value.line, error.value.field) == (2, field)
 
 
-def test_judgment_dir_merges_models_and_rejects_conflicts(tmp_path: Path) -> None:
+def test_judgment_dir_merges_models(tmp_path: Path) -> None:
     directory = tmp_path / "gpt-4o"
     directory.mkdir()
     write_lines(directory / "a.jsonl", [judged(ec_sample(), ["是", "是"], score=1.0)])
@@ -302,22 +357,91 @@ def test_judgment_dir_merges_models_and_rejects_conflicts(tmp_path: Path) -> Non
             judged(rm_sample(), ["否", "否"], infer_model="model-b"),
         ],
     )
-    items, responses, verdicts = load_fbbench_judgment_dir(directory)
+    loaded = load_fbbench_judgment_dir(directory)
+    items, responses, verdicts = loaded
     assert len(items) == 2
-    assert items[0].meta[STORED_SCORES] == {"model-a": 1.0, "model-b": 0.3}
     assert [(r.model, r.item_id) for r in responses] == [
         ("model-a", items[0].id),
         ("model-b", items[0].id),
         ("model-b", items[1].id),
     ]
+    assert stored(responses) == [1.0, 0.3, 0.0]
     assert len(verdicts) == 6
+    assert (loaded.summary.files, loaded.summary.records, loaded.summary.samples) == (2, 3, 2)
+    assert loaded.summary.differences_line() == "no sample differs between files"
 
-    changed = ec_sample(checklist=[["回答是否给出2", 0.5], ["回答是否承认错误", 0.5]])
-    write_lines(directory / "c.jsonl", [judged(changed, ["是", "是"], infer_model="model-c")])
+
+def _two_versions(tmp_path: Path, first: dict[str, Any], second: dict[str, Any]) -> Path:
+    directory = tmp_path / "judgments"
+    directory.mkdir()
+    write_lines(directory / "a.jsonl", [judged(first, ["是"] * len(first["checklist"]))])
+    results = ["是"] + ["否"] * (len(second["checklist"]) - 1)
+    write_lines(directory / "b.jsonl", [judged(second, results, infer_model="model-b")])
+    return directory
+
+
+def test_versions_differing_in_whitespace_or_wording_are_one_sample(tmp_path: Path) -> None:
+    second = ec_sample(
+        "1+1 等于几？",
+        origin_first_response="等于 3。\n",
+        feedback="你算错了。 ",
+        checklist=[["回答是否给出 2", 0.7], ["回答是否承认了自己的错误", 0.3]],
+        reference_second_response="抱歉，1+1 的结果是2。",
+    )
+    loaded = load_fbbench_judgment_dir(_two_versions(tmp_path, ec_sample(), second))
+    [item] = loaded.items
+    assert item.messages[1].content == "等于3。"  # the first version read is kept
+    assert [v.passed for v in loaded.verdicts] == [True, True, True, False]
+    first_facts, second_facts = (record_facts(r) for r in loaded.responses)
+    assert first_facts is not None and first_facts.versions == {}
+    assert second_facts is not None and second_facts.versions == {
+        "checklist": [["回答是否给出 2", 0.7], ["回答是否承认了自己的错误", 0.3]],
+        "reference_second_response": "抱歉，1+1 的结果是2。",
+    }
+    summary = loaded.summary
+    assert summary.differing_samples == 1
+    assert summary.whitespace == {"user_query": 1, "origin_first_response": 1, "feedback": 1}
+    assert summary.wording == {"checklist": 1, "reference_second_response": 1}
+    assert summary.differences_line() == (
+        "1 sample differs between files: whitespace in feedback (1), origin_first_response (1), "
+        "user_query (1); wording in checklist (1), reference_second_response (1) (each file's "
+        "wording kept with its responses)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"checklist": [["回答是否给出2", 0.5], ["回答是否承认错误", 0.5]]}, "checklist"),
+        ({"checklist": [["回答是否给出2", 1.0]]}, "checklist"),
+        ({"task_type": "Reasoning"}, "task_type"),
+        ({"feedback_type": ["Pointing Out Errors"]}, "feedback_type"),
+        ({"origin_first_response": "等于4。"}, "origin_first_response"),
+    ],
+)
+def test_different_samples_under_one_identity_are_an_error(
+    tmp_path: Path, change: dict[str, Any], field: str
+) -> None:
+    directory = _two_versions(tmp_path, ec_sample(), ec_sample(**change))
     with pytest.raises(InputError) as error:
         load_fbbench_judgment_dir(directory)
-    assert (Path(error.value.path or "").name, error.value.line) == ("c.jsonl", 1)
-    assert error.value.field == "checklist"
+    assert (Path(error.value.path or "").name, error.value.line) == ("b.jsonl", 1)
+    assert error.value.field == field
+    assert "a.jsonl:1" in error.value.message
+
+
+def test_known_items_are_the_reference_version(tmp_path: Path) -> None:
+    directory = tmp_path / "judgments"
+    directory.mkdir()
+    [known] = load_fbbench(write_list(tmp_path / "fb.json", [ec_sample()]))
+    spaced = ec_sample(origin_first_response="等于 3。")
+    write_lines(directory / "m.jsonl", [judged(spaced, ["是", "是"], score=1.0)])
+    loaded = load_fbbench_judgment_dir(directory, known=[known])
+    assert loaded.items == [known]
+    assert loaded.summary.whitespace == {"origin_first_response": 1}
+    write_lines(directory / "m.jsonl", [judged(ec_sample(task_type="Coding"), ["是", "是"])])
+    with pytest.raises(InputError, match="differs from the same sample at the run"):
+        load_fbbench_judgment_dir(directory, known=[known])
 
 
 def test_duplicate_judgment_of_a_sample_is_rejected(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from checkbench import api
+from checkbench.fbbench.scoring import SLICES
 from checkbench.report.assemble import build_report
 from checkbench.report.items import FAIL, PASS, UNSCORED
 from checkbench.report.page import script_json
@@ -99,7 +100,7 @@ def test_prices_give_costs_per_role(run: Expected) -> None:
         (["--price", "model-a=1"], "expected MODEL=INPUT,OUTPUT"),
         (["--price", "model-a=-1,2"], "expected MODEL=INPUT,OUTPUT"),
         (["--price", "m=1,2", "--price", "m=3,4"], "priced twice"),
-        (["--judge", "nobody"], "no verdicts by judge 'nobody'"),
+        (["--judge-id", "nobody"], "no verdicts by judge 'nobody'"),
         (["--unscored", "maybe"], "unscored policy"),
         (["--taxonomy", "missing.json"], "file not found"),
     ],
@@ -160,7 +161,25 @@ def test_runs_without_fbbench_tags_get_mean_scores(tmp_path: Path) -> None:
     assert {row["model"]: row["overall"] for row in board["rows"]} == {
         model: summary.score for model, summary in summaries.items()
     }
-    assert set(board["breakdowns"]["m1"]["all"]["topic"]) == {"code", "math"}
+    assert set(board["breakdowns"]["m1"]["topic"]) == {"all"}  # no EC or RM slices here
+    assert set(board["breakdowns"]["m1"]["topic"]["all"]) == {"code", "math"}
+
+
+def test_fbbench_breakdowns_are_the_leaderboard_json_by_facet_and_slice(run: Expected) -> None:
+    with RunStore.existing(run.run_dir) as store:
+        [board] = build_report(store, ReportOptions(judge=JUDGE)).data["leaderboards"]
+    assert board["kind"] == "fb-bench"
+    same = api.leaderboard(run.run_dir, judge=JUDGE).model_dump(mode="json")
+    assert board["breakdowns"] == same["breakdowns"] and board["rows"] == same["rows"]
+    cells = board["breakdowns"]["model-a"]
+    assert set(cells) == {"task", "subtask", "feedback_type", "deficiency"}
+    assert set(cells["task"]) == {"EC", "RM", "all"} and set(cells["deficiency"]) == {"EC", "all"}
+    # Each feedback type is given in two EC and two RM tasks: the "all" cell is the mean of
+    # the four task means, so the mean of the EC and RM cells.
+    ec, rm, both = (cells["feedback_type"][name]["Pointing Out Errors"] for name in SLICES)
+    assert set(both) == {"score", "ci", "n", "unscored"}
+    assert both["n"] == ec["n"] + rm["n"]
+    assert both["score"] == pytest.approx((ec["score"] + rm["score"]) / 2, abs=0.01)
 
 
 def test_unjudged_run_has_no_leaderboard_but_lists_its_items(tmp_path: Path) -> None:

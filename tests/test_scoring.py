@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from checkbench.errors import InputError
 from checkbench.fbbench.judgments import load_fbbench_judgment_dir
 from checkbench.fbbench.scoring import (
     FBBenchLeaderboard,
@@ -250,9 +251,10 @@ def test_stored_scores_reproduce_the_files_and_mismatches_are_reported(published
         "model-a": ((33.33, 4, 1), (75.0, 3), (50.0, 7, 1)),
         "model-b": ((45.0, 2, 0), (100.0, 1), (72.5, 3, 0)),
     }
-    [mismatch] = fbbench_score_mismatches(items, verdicts)
+    [mismatch] = fbbench_score_mismatches(items, responses, verdicts)
     assert (mismatch.model, mismatch.stored, mismatch.recomputed) == ("model-b", 0.9, 1.0)
     assert mismatch.item_id == items[0].id
+    assert stored.score_mismatches == board(published).score_mismatches == 1
 
 
 def test_headline_intervals_are_stratified_by_task_group(published: Path) -> None:
@@ -266,32 +268,38 @@ def test_headline_intervals_are_stratified_by_task_group(published: Path) -> Non
     assert board(published).rows == board(published).rows  # seeded
 
 
-def test_breakdowns_per_scenario_with_multi_valued_tags(published: Path) -> None:
+def test_breakdown_cells_are_means_of_task_means(published: Path) -> None:
     def scores(table: dict[str, GroupScore]) -> dict[str, tuple]:
         return {key: (group.score, group.n, group.unscored) for key, group in table.items()}
 
     zero = board(published).breakdowns["model-a"]
-    assert scores(zero["EC"]["feedback_type"]) == {
+    assert set(zero) == {"task", "subtask", "feedback_type", "deficiency"}
+    assert scores(zero["feedback_type"]["EC"]) == {
         "Hinting Guidance": (0.0, 1, 1),
-        "Pointing Out Errors": (37.5, 2, 0),
+        "Pointing Out Errors": (37.5, 2, 0),  # (Coding 0.5 + Mathematics 0.25) / 2
         "Simple Questioning": (75.0, 2, 0),
     }
-    assert scores(zero["EC"]["deficiency"]) == {
+    assert scores(zero["deficiency"]["EC"]) == {
         "Factual Error": (25.0, 2, 1),
         "Logical Error": (75.0, 2, 0),
     }
-    assert scores(zero["RM"]["feedback_type"]) == {
+    assert set(zero["deficiency"]) == {"EC", "all"}  # RM samples have no deficiency
+    assert scores(zero["feedback_type"]["RM"]) == {
         "Credibility Support": (0.0, 1, 0),
         "Misinformation": (50.0, 2, 0),
         "Simple Questioning": (100.0, 1, 0),
     }
-    assert set(zero["RM"]) == {"task", "subtask", "feedback_type"}
-    assert scores(zero["all"]["task"])["Coding"] == (62.5, 4, 0)
-    assert zero["RM"]["task"]["Text Creation"].ci == (100.0, 100.0)
+    # EC Coding (0.5, 1.0) and RM Text Creation (1): the mean of the task means is 87.5,
+    # where the pooled mean of the three samples would be 83.33.
+    assert scores(zero["feedback_type"]["all"])["Simple Questioning"] == (87.5, 3, 0)
+    assert scores(zero["task"]["all"])["Coding"] == (62.5, 4, 0)  # (EC 0.75 + RM 0.5) / 2
+    assert zero["task"]["RM"]["Text Creation"].ci == (100.0, 100.0)
+    # Resampled within each task: EC Coding draws 0.5, 0.75 or 1, RM Text Creation stays 1.
+    assert zero["feedback_type"]["all"]["Simple Questioning"].ci == (75.0, 100.0)
 
     exclude = board(published, policy="exclude").breakdowns["model-a"]
-    assert scores(exclude["EC"]["deficiency"])["Factual Error"] == (50.0, 1, 1)
-    assert scores(exclude["EC"]["feedback_type"])["Hinting Guidance"] == (None, 0, 1)
+    assert scores(exclude["deficiency"]["EC"])["Factual Error"] == (50.0, 1, 1)
+    assert scores(exclude["feedback_type"]["EC"])["Hinting Guidance"] == (None, 0, 1)
 
 
 def test_rows_dump_with_stable_key_names(published: Path) -> None:
@@ -307,5 +315,6 @@ def test_rows_dump_with_stable_key_names(published: Path) -> None:
 def test_stored_source_needs_judgment_files() -> None:
     item = make_item("i", "any", [None], scenario=["RM"], task=["Coding"])
     response = Response(item_id="i", model="m", content="a")
-    with pytest.raises(ValueError, match="no stored score"):
+    with pytest.raises(InputError, match="no stored score"):
         fbbench_leaderboard([item], [response], [], source="stored")
+    assert fbbench_leaderboard([item], [response], []).score_mismatches is None

@@ -7,10 +7,8 @@ A sample becomes an Item whose messages are [user `user_query`, assistant
 Tags: scenario ["EC" | "RM"], bench_type, task, subtask, feedback_type, deficiency (the
 `error_type` list; empty for RM).
 
-Judgment files (one JSONL per evaluated model) add `second_response`, `infer_model`,
-`judge_model`, `score` and `judgement`. Verdicts are rebuilt from `judgement`; the file's own
-`score` is kept in `Item.meta["stored_scores"][model]` (None where the judgment failed) so that
-a reproduction can use either.
+A sample's id comes from its user_query and feedback without whitespace, so the versions of
+one sample that differ only in whitespace (the published files have such) share it.
 
 Errors name the file, the record (the 1-based record number for a JSON list, the line number
 for JSONL) and the field.
@@ -32,6 +30,12 @@ from checkbench.schema import Check, Item
 
 SCENARIOS: dict[str, str] = {"Error Correction": "EC", "Response Maintenance": "RM"}
 """bench_type -> scenario tag."""
+
+
+def squeeze(text: str) -> str:
+    """The text without any whitespace: the form in which whitespace differences vanish."""
+    return "".join(text.split())
+
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 WEIGHT_TOLERANCE = 1e-6
@@ -141,8 +145,10 @@ def _checklist(raw: Any, scenario: str, where: Where) -> list[Check]:
 
 
 def sample_id(user_query: str, feedback: str) -> str:
-    """The stable id of a sample: 'fb-' + 12 hex digits of sha256(user_query NUL feedback)."""
-    digest = hashlib.sha256(f"{user_query}\0{feedback}".encode()).hexdigest()
+    """The stable id of a sample: 'fb-' + 12 hex digits of sha256(user_query NUL feedback),
+    both without whitespace."""
+    key = f"{squeeze(user_query)}\0{squeeze(feedback)}"
+    digest = hashlib.sha256(key.encode()).hexdigest()
     return f"fb-{digest[:12]}"
 
 

@@ -2,8 +2,10 @@
 
 FB-Bench runs (every item tagged with one scenario, EC or RM, and one task) get exactly the
 numbers of `checkbench leaderboard --json`: the same `fbbench_leaderboard` over the data
-the report already holds. Other runs get the mean
-item score per model with its interval, broken down by each tag facet.
+the report already holds, its breakdown cells macro means over task groups. Other runs get the
+mean item score per model with its interval, broken down by each tag facet (pooled means over
+the items). Either way breakdowns are model -> facet -> slice ("EC", "RM", "all") -> value ->
+{score, ci, n, unscored}; other runs have the "all" slice only.
 """
 
 from __future__ import annotations
@@ -37,23 +39,15 @@ def is_fbbench(items: list[Item]) -> bool:
 def _fbbench_board(run: RunData, judge: str) -> dict[str, Any]:
     board = fbbench_leaderboard(
         run.items, run.responses, run.verdicts[judge], policy=run.options.policy
-    )
+    ).model_dump(mode="json")
     return {
         "judge": judge,
         "kind": "fb-bench",
-        "policy": board.policy,
+        "policy": board["policy"],
         "columns": FBBENCH_COLUMNS,
-        "rows": [row.model_dump(mode="json") for row in board.rows],
-        "breakdowns": {
-            model: {
-                scope: {
-                    facet: {value: cell.model_dump(mode="json") for value, cell in table.items()}
-                    for facet, table in tables.items()
-                }
-                for scope, tables in scopes.items()
-            }
-            for model, scopes in board.breakdowns.items()
-        },
+        "rows": board["rows"],
+        "breakdowns": board["breakdowns"],
+        "score_mismatches": board["score_mismatches"],
     }
 
 
@@ -85,13 +79,13 @@ def _mean_board(run: RunData, judge: str) -> dict[str, Any]:
             }
         )
         breakdowns[model] = {
-            "all": {
-                facet: {
+            facet: {
+                "all": {
                     value: group.model_dump(mode="json")
                     for value, group in facet_breakdown(run.items, scores, facet, policy).items()
                 }
-                for facet in facets
             }
+            for facet in facets
         }
     rows.sort(key=lambda row: (row["overall"] is None, -(row["overall"] or 0.0), row["model"]))
     return {

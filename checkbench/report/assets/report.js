@@ -184,7 +184,7 @@
   // ------------------------------------------------------------------ shell and routing
   const state = {
     board: 0,
-    scope: null, facet: null, sort: 'name', hidden: new Set(),
+    slice: null, facet: null, sort: 'name', hidden: new Set(),
     nav: 0, expanded: null,
     q: '', hits: null, model: -1, verdict: '', tag: -1, page: 0, open: null,
   };
@@ -326,12 +326,12 @@
     }
     panel.append(leaderboardCard(b));
     const models = b.rows.map((r) => r.model);
-    const facets = Object.keys(((b.breakdowns[models[0]] || {}).all) || {});
+    const facets = Object.keys(b.breakdowns[models[0]] || {});
     const facet = facets.includes('task') ? 'task' : facets[0];
     const preview = facet ? h('div.card', null,
       h('div.card-head', null, h('h2', null, 'Scores by ' + humanize(facet).toLowerCase()),
         h('button.linkish', { type: 'button', onclick: () => go('breakdowns') }, 'All breakdowns ›')),
-      bars(b, models, { scope: 'all', facet, sort: 'name', compact: true })) : null;
+      bars(b, models, { slice: 'all', facet, sort: 'name', compact: true })) : null;
     const scatter = b.kind === 'fb-bench' ? card('Error correction vs response maintenance',
       'One point per model, whiskers are 95% intervals. Above the diagonal: better at holding a correct answer than at fixing a wrong one.',
       scatterChart(b.rows)) : null;
@@ -455,14 +455,14 @@
   function renderBreakdowns(panel) {
     const b = board();
     const models = b.rows.map((r) => r.model);
-    const scopes = [...new Set(models.flatMap((m) => Object.keys(b.breakdowns[m] || {})))];
-    if (!scopes.includes(state.scope)) state.scope = scopes[0];
-    const facets = [...new Set(models.flatMap((m) => Object.keys((b.breakdowns[m] || {})[state.scope] || {})))];
+    const facets = [...new Set(models.flatMap((m) => Object.keys(b.breakdowns[m] || {})))];
     if (!facets.includes(state.facet)) state.facet = facets.includes('task') ? 'task' : facets[0];
+    const slices = [...new Set(models.flatMap((m) => Object.keys((b.breakdowns[m] || {})[state.facet] || {})))];
+    if (!slices.includes(state.slice)) state.slice = slices.includes('all') ? 'all' : slices[0];
     const redraw = () => show('breakdowns', true);
     const controls = h('div.controls', null,
-      scopes.length > 1 ? segmented(scopes.map((k) => [k, humanize(k)]), state.scope, (v) => { state.scope = v; redraw(); }, 'Scope') : null,
       facets.length ? segmented(facets.map((k) => [k, humanize(k)]), state.facet, (v) => { state.facet = v; redraw(); }, 'Facet') : null,
+      slices.length > 1 ? segmented(slices.map((k) => [k, humanize(k)]), state.slice, (v) => { state.slice = v; redraw(); }, 'Items') : null,
       segmented([['name', 'A–Z'], ['score', 'By mean score']], state.sort, (v) => { state.sort = v; redraw(); }, 'Order'),
       judgePicker());
     const legend = h('div.legend', { role: 'group', 'aria-label': 'Models shown' }, models.map((m) => h('button', {
@@ -472,14 +472,15 @@
     const shown = models.filter((m) => !state.hidden.has(m));
     panel.append(h('div.card', null,
       h('div.card-head', null, h('h2', null, 'Scores by ' + humanize(state.facet || '').toLowerCase()),
-        h('p.muted', null, humanize(state.scope || '') + ' · judge ' + b.judge + ' · bars ×100 with 95% intervals')),
+        h('p.muted', null, humanize(state.slice || '') + ' · judge ' + b.judge + ' · bars ×100 with 95% intervals'
+          + (b.kind === 'fb-bench' ? ' · each bar the mean of its task means, as FB-Bench reports' : ''))),
       controls, legend,
       facets.length ? bars(b, shown, state) : h('p.empty', null, 'No tags to break scores down by.')));
   }
 
   /** Horizontal bars per facet value, one per model, with interval whiskers. */
   function bars(b, models, view) {
-    const table = (m) => ((b.breakdowns[m] || {})[view.scope] || {})[view.facet] || {};
+    const table = (m) => ((b.breakdowns[m] || {})[view.facet] || {})[view.slice] || {};
     const cell = (m, v) => table(m)[v];
     let values = [...new Set(Object.keys(b.breakdowns).flatMap((m) => Object.keys(table(m))))];
     if (view.sort === 'score') {
@@ -587,6 +588,29 @@
         cols.map(([, get]) => statCell(get(f)))))))));
   }
 
+  /** A judge against a reference judge: check agreement, then model scores and ranks under each. */
+  function referenceBlock(title, ra) {
+    const r = ra.ranking;
+    const pts = (st) => h('td.r.num', null, statText(st, f2), h('span.ci', null, statCi(st, f2)));
+    return h('div', { 'data-meta': 'reference' },
+      h('div.section-title', null, title + ', ' + plural(ra.agreement.n, 'check verdict') + ' over ' + plural(ra.agreement.clusters, 'item')),
+      agreementMetrics(ra.agreement),
+      h('div.metrics', null,
+        metric('Spearman of model scores', r.spearman, [-1, 1]), metric('Kendall τb of model scores', r.kendall_tau_b, [-1, 1]),
+        metric('Largest model score shift (points)', r.max_abs_shift, [0, 100])),
+      h('div.table-wrap', null, h('table', { 'data-table': 'reference-models' },
+        h('thead', null, h('tr', null, ['Model', 'Reference', 'Judge', 'Shift', 'Rank'].map((l, i) => h(i ? 'th.r' : 'th', null, l)))),
+        h('tbody', null, r.models.map((m) => h('tr', null, h('td', null, m.model), pts(m.reference), pts(m.judge), pts(m.shift),
+          h('td.r.num', null, m.reference_rank + ' → ' + m.judge_rank)))))),
+      h('p.note', null, count(ra.agreement.unscored) + ' unscored judge verdicts (counted as wrong), ' + count(ra.agreement.gold_missing) + ' unscored reference verdicts (no reference label), ' + count(ra.agreement.only_human) + ' reference verdicts the judge did not give; responses unscored: ' + count(r.judge_unscored) + ' under the judge, ' + count(r.reference_unscored) + ' under the reference (policy ' + r.policy + ')' + (ra.excluded_items ? '; ' + plural(ra.excluded_items, 'calibration training item') + ' left out' : '') + '.'));
+  }
+  function calibrationBlock(c) {
+    return h('div', { 'data-meta': 'calibration' },
+      h('div.section-title', null, 'Calibration of ' + c.judge + ' to ' + c.reference + ' (' + c.method + (c.by ? ' by ' + c.by : '') + ', artefact v' + c.version + '): held-out items only'),
+      h('p.note', null, 'Fitted on ' + plural(c.train.items, 'item') + ' (' + plural(c.train.verdicts, 'verdict') + '), measured on the other ' + plural(c.test.items, 'item') + ' (' + plural(c.test.verdicts, 'verdict') + '); ' + count(c.unusable) + ' verdicts without P(yes) or reference label; pass at calibrated P ≥ ' + f3(c.threshold) + '.'),
+      referenceBlock('Before calibration', c.before), referenceBlock('After calibration', c.after));
+  }
+
   function renderJudges(panel) {
     const meta = DATA.meta;
     fill(panel, [problemsCard(meta.problems)]);
@@ -625,6 +649,8 @@
           agreementMetrics(a),
           h('p.note', null, count(a.unscored) + ' unscored judge verdicts (counted as wrong), ' + count(a.only_human) + ' human verdicts without a judge verdict, ' + count(a.only_judge) + ' judge verdicts without a human one.'));
       }
+      if (found.reference_agreement) body.push(referenceBlock('Against reference judge ' + found.reference_agreement.reference, found.reference_agreement));
+      if (found.calibration_report) body.push(calibrationBlock(found.calibration_report));
       const f = facts.get(judge);
       panel.append(h('div.card', { 'data-judge': judge },
         h('div.card-head', null, h('h2', null, judge),

@@ -1,4 +1,5 @@
-"""Load a benchmark file into Items, whatever format it is in."""
+"""Load a benchmark file into Items, whatever format it is in: checkbench Items (JSONL or a
+JSON list), FB-Bench's released samples, or SCAN's released query files."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 from checkbench.errors import InputError
 from checkbench.jsonl import iter_json_records, read_models
+from checkbench.scan.queries import is_scan_query, load_scan_queries
 from checkbench.schema import Item
 
 Loader = Callable[[Path], list[Item]]
@@ -22,7 +24,7 @@ def _fbbench(path: Path) -> list[Item]:
     return load_fbbench(path)
 
 
-LOADERS: dict[str, Loader] = {"native": _native, "fb-bench": _fbbench}
+LOADERS: dict[str, Loader] = {"native": _native, "fb-bench": _fbbench, "scan": load_scan_queries}
 
 
 def _first_record(path: Path) -> dict:
@@ -35,6 +37,8 @@ def detect_format(path: Path) -> str:
     record = _first_record(path)
     if "bench_type" in record and "checklist" in record:
         return "fb-bench"
+    if is_scan_query(record):
+        return "scan"
     return "native"
 
 

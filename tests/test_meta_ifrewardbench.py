@@ -51,10 +51,11 @@ def _record(
     pred: list[list[int | None]],
     edges: list[tuple[int, int]],
 ) -> dict[str, Any]:
-    """An IF-RewardBench record in the released layout (extra fields included)."""
+    """An IF-RewardBench record in the released layout (copies of the responses in the edges
+    included), with the judge's predictions as `pred_labels` (critiques: test_meta_critiques)."""
     names = {"s": "system", "u": "user", "a": "assistant"}
     responses = [
-        {"response_id": i, "response": f"answer {i}", "labels": g, "pred_labels": p, "critique": ""}
+        {"response_id": i, "response": f"answer {i}", "labels": g, "pred_labels": p}
         for i, (g, p) in enumerate(zip(gold, pred, strict=True))
     ]
     return {

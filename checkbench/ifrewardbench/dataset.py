@@ -4,8 +4,11 @@ Each record becomes an Item (id = record id; checks "0", "1", ... in checklist o
 categories are "category:<constraint category>" and "composition:<composition type>" taken
 from `constraint_type` by `item_id`; tags instruction_type, turns, n_constraints, generator),
 its gold-labelled responses with the judge's optional `pred_labels` and `pred_score`, and its
-preference graph. Ids may be numbers or strings; they are kept as strings. Other fields (the
-released files carry `critique`, and copies of each response inside its edges) are ignored.
+preference graph. Ids may be numbers or strings; they are kept as strings. A response without
+`pred_labels` that carries the judge's raw `critique` (the released judge outputs) gets its
+predicted labels from it (checkbench.ifrewardbench.critiques; `missing` says what constraints
+without a verdict become, and `MetaResponse.critique` counts them). Other fields (copies of each
+response inside its edges) are ignored.
 
 Errors name the file, the record (the 1-based record number for a JSON list, the line number
 for JSONL) and the field, e.g. "responses.1.labels".
@@ -19,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from checkbench.errors import InputError
+from checkbench.ifrewardbench.critiques import MissingVerdicts, critique_labels
 from checkbench.ifrewardbench.records import (
     CATEGORY,
     COMPOSITION,
@@ -50,6 +54,7 @@ class _Response(_Raw):
     labels: list[Label]
     pred_labels: list[Label | None] | None = None
     pred_score: float | None = None
+    critique: str | None = None
 
 
 class _End(_Raw):
@@ -107,12 +112,23 @@ def _item(raw: _Record) -> Item:
     )
 
 
-def _meta_record(raw: _Record) -> MetaRecord:
+def _response(raw: _Response, constraints: int, missing: MissingVerdicts | None) -> MetaResponse:
+    """The response, its predictions read from its critique when it has one but no labels
+    (and `missing` is not None)."""
+    fields = raw.model_dump(exclude={"critique"})
+    if raw.pred_labels is None and missing is not None and "critique" in raw.model_fields_set:
+        fields["pred_labels"], fields["critique"] = critique_labels(
+            raw.critique, constraints, missing
+        )
+    return MetaResponse(**fields)
+
+
+def _meta_record(raw: _Record, missing: MissingVerdicts | None) -> MetaRecord:
     return MetaRecord(
         item=_item(raw),
         generator=raw.response_generation_model,
         instruction_type=raw.instruction_type,
-        responses=[MetaResponse(**r.model_dump()) for r in raw.responses],
+        responses=[_response(r, len(raw.checklist), missing) for r in raw.responses],
         preference_graph=[
             Edge(
                 pair_id=e.pair_id if e.pair_id is not None else str(j),
@@ -134,23 +150,37 @@ def _located(exc: RecordError | ValidationError) -> tuple[str, str]:
     return field_path(exc)
 
 
-def parse_record(record: dict[str, Any], *, path: str | Path, line: int) -> MetaRecord:
-    """One IF-RewardBench record as a MetaRecord; a bad record raises a located InputError."""
+def parse_record(
+    record: dict[str, Any],
+    *,
+    path: str | Path,
+    line: int,
+    missing: MissingVerdicts | None = "pass",
+) -> MetaRecord:
+    """One IF-RewardBench record as a MetaRecord; a bad record raises a located InputError.
+    Critiques are read unless `missing` is None."""
     raw = validate(_Record, record, path=path, line=line)
     try:
-        return _meta_record(raw)
+        return _meta_record(raw, missing)
     except (RecordError, ValidationError) as exc:
         field, message = _located(exc)
         raise InputError(message, path=path, line=line, field=field) from None
 
 
-def load_ifrewardbench(path: str | Path) -> list[MetaRecord]:
-    """Load and check every record; the first bad record stops the load."""
+def load_ifrewardbench(
+    path: str | Path, *, missing: MissingVerdicts | None = "pass"
+) -> list[MetaRecord]:
+    """Load and check every record; the first bad record stops the load.
+
+    Responses without `pred_labels` get them from their `critique`: a constraint without a
+    verdict is padded as a pass (`missing="pass"`, the released metric script's rule) or left
+    unscored (`"unscored"`); `missing=None` ignores critiques (for running another judge).
+    """
     path = Path(path)
     first_line: dict[str, int] = {}
     records = []
     for line, data in iter_json_records(path):
-        record = parse_record(data, path=path, line=line)
+        record = parse_record(data, path=path, line=line, missing=missing)
         if record.item.id in first_line:
             raise InputError(
                 f"duplicate id {record.item.id!r} (first at {first_line[record.item.id]})",

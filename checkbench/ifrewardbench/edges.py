@@ -27,14 +27,12 @@ NoEdges = Literal["exclude", "zero"]
 RANKING_METRICS = ("accuracy", "kendall_tau_b")
 
 
-
 def kendall_tau_b(concordant: int, discordant: int, ties: int) -> float:
     """Kendall tau_b over gold-strict pairs with `ties` predicted ties; 0 when C + D = 0."""
     decided = concordant + discordant
     if decided == 0:
         return 0.0
     return (concordant - discordant) / float(np.sqrt(decided * (decided + ties)))
-
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,10 @@ instruction-type averages, with a bootstrap that resamples instructions within e
 Breakdowns by turn count and constraint count average instructions in each bin; breakdowns by
 constraint category and composition type pool every label of the constraints in that class.
 
+Predictions read from released critiques (checkbench.ifrewardbench.critiques) are counted in
+`critiques`: how many verdicts were read, padded as passes, left unscored or dropped, and how
+many critiques gave none.
+
 A judge that gave no labels at all (one that only ranks, e.g. a pairwise judge) has no
 verification metrics: its F1 statistics are undefined (n = 0), its label breakdowns empty and
 its `agreement` None. A pairwise judge's own report rides along in `pairwise`.
@@ -143,6 +147,40 @@ class Unscored(BaseModel):
     """Instructions left out of accuracy and tau_b (no_edges="exclude") or scored 0 ("zero")."""
 
 
+class CritiqueCounts(BaseModel):
+    """How the predicted labels were read from the judge's raw critiques."""
+
+    responses: int
+    """Responses whose predicted labels came from a critique."""
+    unparsed: int
+    """Critiques that gave no verdicts (no blocks, marker counts differ, or null)."""
+    verdicts: int
+    """Constraint verdicts wanted: the checklist length summed over those responses."""
+    read: int
+    padded: int
+    """Missing verdicts padded as passes (the released metric script's rule)."""
+    unscored: int
+    """Missing verdicts left unscored (also counted in `Unscored.labels`)."""
+    dropped: int
+    """Blocks beyond the checklist, ignored."""
+
+
+def critique_counts(records: Sequence[MetaRecord]) -> CritiqueCounts | None:
+    """The critique counts summed over all responses; None when no labels came from one."""
+    parses = [resp.critique for r in records for resp in r.responses if resp.critique]
+    if not parses:
+        return None
+    return CritiqueCounts(
+        responses=len(parses),
+        unparsed=sum(not p.parsed for p in parses),
+        verdicts=sum(p.read + p.padded + p.unscored for p in parses),
+        read=sum(p.read for p in parses),
+        padded=sum(p.padded for p in parses),
+        unscored=sum(p.unscored for p in parses),
+        dropped=sum(p.dropped for p in parses),
+    )
+
+
 class Settings(BaseModel):
     """How the report was computed."""
 
@@ -165,6 +203,8 @@ class MetaReport(BaseModel):
     by_composition: dict[str, Agreement]
     agreement: Agreement | None
     unscored: Unscored
+    critiques: CritiqueCounts | None = None
+    """Set when predicted labels were read from critiques."""
     pairwise: PairwiseReport | None = None
 
 
@@ -257,4 +297,5 @@ def evaluate(
         by_composition=pooled(COMPOSITION),
         agreement=agreement_from_tables(tables, **options) if verified else None,
         unscored=_unscored(scored, verified),
+        critiques=critique_counts(records),
     )

@@ -32,14 +32,11 @@ from checkbench.stats.ranking import (
 Method = Literal["bradley_terry", "elo"]
 
 
-
 def _by_item(verdicts: Iterable[PairVerdict]) -> dict[str, list[PairVerdict]]:
     items: dict[str, list[PairVerdict]] = {}
     for v in verdicts:
         items.setdefault(v.item_id, []).append(v)
     return items
-
-
 
 
 def _strengths(

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from checkbench.ifrewardbench.critiques import CritiqueVerdicts
 from checkbench.schema import Item, Message
 
 InstructionType = Literal["Single_Turn", "Multi_Turn", "System_Prompt"]
@@ -36,6 +37,8 @@ class MetaResponse(_Model):
     `pred_labels[k] = None` means the judge gave no usable verdict on constraint k (unscored);
     `pred_labels = None` means the judge did not verify this response at all (all unscored).
     `pred_score` is a judge's ranking score (pointwise, or from pairwise wins), None if absent.
+    `critique` says how `pred_labels` were read from a released judge output's critique, when
+    they were.
     """
 
     response_id: str
@@ -43,6 +46,7 @@ class MetaResponse(_Model):
     labels: list[Label]
     pred_labels: list[Label | None] | None = None
     pred_score: float | None = None
+    critique: CritiqueVerdicts | None = None
 
 
 class Edge(_Model):

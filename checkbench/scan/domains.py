@@ -1,10 +1,15 @@
-"""The seven SCAN domains every query is sorted into, and the seed taxonomy built from them."""
+"""The seven SCAN domains every query is sorted into, the seed taxonomy built from them, and
+the item tag facets that place an item on a taxonomy."""
 
 from __future__ import annotations
 
 from checkbench.scan.tree import Node, Taxonomy
 
 OTHER = "other"
+DOMAIN_FACET = "domain"
+"""`Item.tags[DOMAIN_FACET]`: the item's domain, one of DOMAINS."""
+TAXONOMY_FACET = "taxonomy"
+"""`Item.tags[TAXONOMY_FACET]`: the item's taxonomy paths, each with all its ancestors."""
 
 DOMAINS: dict[str, str] = {
     "writing": "Producing or improving text for a purpose: essays, letters, stories, editing, "

@@ -22,127 +22,61 @@ counts once per node. Definitions, all per node (the root "" is the whole item s
 - Spread of a ranked node: best model mean minus worst; `Navigation.most_divergent` sorts by it.
 
 `navigate_items` runs navigation over a run's items on the pruned taxonomy, moving each tag to
-the node that now stands for it; `nodes_view`, `profile_view` and `divergent_view` render it.
+the node that now stands for it; items loaded from SCAN query files, which carry SCAN's type
+tags instead of paths, are placed by `scan.queries.type_tag_paths`. The result's models live in
+`scan.navigation`; `nodes_view`, `profile_view` and `divergent_view` (`scan.navviews`) render it.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
-from rich.console import Group, RenderableType
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from checkbench.errors import InputError
-from checkbench.scan.prune import prune
-from checkbench.scan.tree import (
-    SEP,
-    Taxonomy,
-    TaxonomyError,
-    lineage,
-    normalize_path,
-    parent_of,
+from checkbench.scan.domains import TAXONOMY_FACET
+from checkbench.scan.navigation import (
+    TOO_FEW,
+    Cell,
+    Finding,
+    Instability,
+    Navigation,
+    NavigationSettings,
+    NodeStats,
+    Profile,
 )
+from checkbench.scan.navviews import divergent_view, nodes_view, profile_view
+from checkbench.scan.paths import SEP, TaxonomyError, lineage, normalize_path, parent_of
+from checkbench.scan.prune import prune
+from checkbench.scan.queries import META_KEY as SCAN_META
+from checkbench.scan.queries import type_tag_paths
+from checkbench.scan.tree import Taxonomy
 from checkbench.schema import Item
-from checkbench.stats import DEFAULT_B, DEFAULT_SEED, mean_ci
+from checkbench.stats import mean_ci
 from checkbench.stats.ranking import ranks as average_ranks
 
-TAXONOMY_FACET = "taxonomy"
-TOO_FEW = "too few"
+__all__ = [
+    "TAXONOMY_FACET",
+    "TOO_FEW",
+    "Cell",
+    "Finding",
+    "Instability",
+    "Navigation",
+    "NavigationSettings",
+    "NodeStats",
+    "Profile",
+    "Scores",
+    "divergent_view",
+    "navigate",
+    "navigate_items",
+    "nodes_view",
+    "profile_view",
+    "taxonomy_tags",
+    "top_fraction",
+]
+
 Scores = Mapping[str, Mapping[str, float | None]]
-
-
-class NavigationSettings(BaseModel):
-    """Knobs of navigation; the defaults follow the SCAN paper (threshold 5, top 20%)."""
-
-    min_n: int = Field(5, ge=1)
-    threshold: float = Field(5.0, ge=0)
-    unstable_fraction: float = Field(0.2, gt=0, le=1)
-    level: float = Field(0.95, gt=0, lt=1)
-    b: int = Field(DEFAULT_B, ge=1)
-    seed: int = DEFAULT_SEED
-
-
-class Cell(BaseModel):
-    """One model at one node; mean and interval are None when nothing was scored."""
-
-    mean: float | None = None
-    low: float | None = None
-    high: float | None = None
-    n: int = 0
-    unscored: int = 0
-    rank: float | None = None
-
-
-class NodeStats(BaseModel):
-    """All models at one node."""
-
-    path: str
-    items: int
-    status: Literal["ranked", "too few"]
-    spread: float | None = None
-    cells: dict[str, Cell]
-
-
-class Finding(BaseModel):
-    """A strength or weakness: the model's displacement at a node and the model it beat/trailed."""
-
-    path: str
-    rank: float
-    overall_rank: float
-    shift: float
-    cell: Cell
-    versus: str
-    versus_cell: Cell
-
-
-class Instability(BaseModel):
-    """How unevenly a model ranks across one parent's children."""
-
-    path: str
-    std: float
-    children: int
-    unstable: bool
-
-
-class Profile(BaseModel):
-    """One model's map: overall cell, strengths, weaknesses, parent instability."""
-
-    model: str
-    overall: Cell
-    strengths: list[Finding]
-    weaknesses: list[Finding]
-    instability: list[Instability]
-
-
-class Navigation(BaseModel):
-    """The navigation result: every node's stats and every model's profile."""
-
-    settings: NavigationSettings
-    models: list[str]
-    overall: NodeStats
-    nodes: list[NodeStats]
-    profiles: dict[str, Profile]
-
-    def node(self, path: str) -> NodeStats:
-        """The stats of the node at path ("" is overall)."""
-        path = normalize_path(path)
-        if not path:
-            return self.overall
-        for node in self.nodes:
-            if node.path == path:
-                return node
-        raise KeyError(path)
-
-    def most_divergent(self, k: int = 10) -> list[NodeStats]:
-        """The k ranked nodes where the best and worst model differ most."""
-        ranked = [node for node in self.nodes if node.spread is not None]
-        return sorted(ranked, key=lambda node: -(node.spread or 0.0))[:k]
 
 
 def taxonomy_tags(items: Iterable[Item], facet: str = TAXONOMY_FACET) -> dict[str, list[str]]:
@@ -322,66 +256,12 @@ def navigate(
     )
 
 
-def _score(cell: Cell) -> str:
-    if cell.mean is None:
-        return "-"
-    return f"{cell.mean:.3f} [{cell.low:.3f}, {cell.high:.3f}]"
-
-
-def _findings_view(title: str, findings: list[Finding]) -> RenderableType:
-    if not findings:
-        return Text(f"{title}: none", style="dim")
-    table = Table(title=title, title_justify="left")
-    for column in ("node", "rank", "overall", "shift", "score [CI]", "n", "compared with"):
-        table.add_column(column)
-    for f in findings:
-        table.add_row(
-            escape(f.path),
-            f"{f.rank:g}",
-            f"{f.overall_rank:g}",
-            f"{f.shift:+g}",
-            _score(f.cell),
-            str(f.cell.n),
-            f"{escape(f.versus)} (rank {f.versus_cell.rank:g}) {_score(f.versus_cell)}",
-        )
-    return table
-
-
-def _unstable_view(rows: list[Instability]) -> RenderableType:
-    unstable = [row for row in rows if row.unstable]
-    if not unstable:
-        return Text("Unstable parents: none", style="dim")
-    table = Table(title="Unstable parents (std of children's ranks)", title_justify="left")
-    for column in ("node", "std", "children"):
-        table.add_column(column)
-    for row in unstable:
-        table.add_row(escape(row.path), f"{row.std:.2f}", str(row.children))
-    return table
-
-
-def profile_view(nav: Navigation, model: str) -> Group:
-    """Terminal rendering of one model's strengths, weaknesses and unstable parents."""
-    if model not in nav.profiles:
-        known = ", ".join(nav.models)
-        raise InputError(f"unknown model '{model}' (known: {known})", field="model")
-    profile, settings = nav.profiles[model], nav.settings
-    rank = "not ranked" if profile.overall.rank is None else f"rank {profile.overall.rank:g}"
-    too_few = sum(node.status == TOO_FEW for node in nav.nodes)
-    rule = f"shift > {settings.threshold:g} and separate {settings.level:.0%} intervals"
-    return Group(
-        Text.from_markup(
-            f"[bold]{escape(model)}[/] overall {_score(profile.overall)}, {rank} of "
-            f"{len(nav.models)}, n={profile.overall.n}, unscored={profile.overall.unscored}"
-        ),
-        _findings_view(f"Strengths ({rule})", profile.strengths),
-        _findings_view(f"Weaknesses ({rule})", profile.weaknesses),
-        _unstable_view(profile.instability),
-        Text(
-            f"{too_few} of {len(nav.nodes)} nodes not ranked: some model has fewer than "
-            f"{settings.min_n} scored items there",
-            style="dim",
-        ),
-    )
+def _item_paths(item: Item, taxonomy: Taxonomy) -> list[str]:
+    """The item's taxonomy paths; an item from a SCAN query file that has none (no "taxonomy"
+    facet at all) is placed by its type tags."""
+    if TAXONOMY_FACET in item.tags or SCAN_META not in item.meta:
+        return item.tag(TAXONOMY_FACET)
+    return type_tag_paths(item, taxonomy)
 
 
 def navigate_items(
@@ -392,10 +272,11 @@ def navigate_items(
     settings: NavigationSettings | None = None,
     pruned: bool = True,
 ) -> Navigation:
-    """Navigation of a run's items, whose tags are paths of `taxonomy`. With `pruned` it runs
-    on the pruned taxonomy and every tag moves to the node that now stands for it (pruning an
-    already pruned taxonomy changes nothing)."""
-    tags = taxonomy_tags(items)
+    """Navigation of a run's items, whose tags are paths of `taxonomy` (or, for an item from a
+    SCAN query file without paths, its type tags). With `pruned` it runs on the pruned taxonomy
+    and every tag moves to the node that now stands for it (pruning an already pruned taxonomy
+    changes nothing)."""
+    tags = {item.id: _item_paths(item, taxonomy) for item in items}
     if pruned:
         result = prune(taxonomy)
         moved: dict[str, list[str]] = {}
@@ -406,43 +287,3 @@ def navigate_items(
                 raise InputError(f"item '{item_id}': {exc}", field="tags.taxonomy") from None
         tags, taxonomy = moved, result.taxonomy
     return navigate(scores, tags, taxonomy=taxonomy, settings=settings)
-
-
-def _depth(path: str) -> int:
-    return path.count(SEP)
-
-
-def nodes_view(nav: Navigation) -> Table:
-    """Every node (indented by depth) with each model's score, interval and rank there."""
-    table = Table(title="Scores per taxonomy node (mean [95% CI] #rank)", title_justify="left")
-    table.add_column("node")
-    table.add_column("items", justify="right")
-    for model in nav.models:
-        table.add_column(escape(model), overflow="fold")
-    for node in [nav.overall, *nav.nodes]:
-        name = "(overall)" if not node.path else "  " * _depth(node.path) + node.path.split(SEP)[-1]
-        cells = [
-            _score(cell) + (f" #{cell.rank:g}" if cell.rank is not None else f" [dim]{TOO_FEW}[/]")
-            for cell in node.cells.values()
-        ]
-        table.add_row(escape(name), str(node.items), *cells)
-    return table
-
-
-def divergent_view(nav: Navigation, k: int = 10) -> RenderableType:
-    """The k ranked nodes where best and worst model differ most."""
-    nodes = nav.most_divergent(k)
-    if not nodes:
-        return Text("Most divergent nodes: none ranked", style="dim")
-    table = Table(title="Most divergent nodes (best minus worst mean)", title_justify="left")
-    for column in ("node", "spread", "best", "worst"):
-        table.add_column(column)
-    for node in nodes:
-        ranked = sorted(node.cells.items(), key=lambda pair: pair[1].rank or 0.0)
-        table.add_row(
-            escape(node.path),
-            f"{node.spread:.3f}",
-            escape(ranked[0][0]),
-            escape(ranked[-1][0]),
-        )
-    return table

@@ -1,7 +1,7 @@
 """Rule-based layer pruning (SCAN): collapse single-child nodes, then limit depth below a domain.
 
-How PROTOCOLS.md's rule ("collapse single-child nodes and keep at most 3 levels below a domain
-unless a node has 5+ children") is read here:
+How the layer-pruning rule of docs/protocols.md section 4.2 (collapse single-child nodes; keep at
+most 3 levels below a domain unless a node has 5 or more children) is read here:
 
 1. Collapse. A node with exactly one child absorbs that child: it keeps its own name and
    description (the broader label stays true for items tagged at either level) and adopts the

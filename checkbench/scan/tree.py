@@ -1,9 +1,10 @@
 """A capability taxonomy as data: named nodes with descriptions, addressed by slash paths.
 
 A path names the nodes from a domain down, e.g. "coding/debugging/memory errors"; "" is the
-root, whose children are the domains. Edits are pure: each returns a new, validated Taxonomy and
-raises ValueError (TaxonomyError, or pydantic's ValidationError for a bad name) when it cannot
-apply.
+root, whose children are the domains (path algebra: `checkbench.scan.paths`). Edits are pure:
+each returns a new, validated Taxonomy and raises ValueError (TaxonomyError, or pydantic's
+ValidationError for a bad name) when it cannot apply. Files are read in checkbench's format or
+SCAN's nested one, and written in either (`checkbench.scan.formats`).
 """
 
 from __future__ import annotations
@@ -18,54 +19,16 @@ from rich.tree import Tree
 
 from checkbench.errors import InputError
 from checkbench.jsonl import write_text_atomic
+from checkbench.scan import formats
+from checkbench.scan.formats import TaxonomyFormat
+from checkbench.scan.paths import SEP as SEP
+from checkbench.scan.paths import TaxonomyError as TaxonomyError
+from checkbench.scan.paths import is_within, join_path, split_path
+from checkbench.scan.paths import lineage as lineage
+from checkbench.scan.paths import normalize_path as normalize_path
+from checkbench.scan.paths import parent_of as parent_of
 
-SEP = "/"
-Loc = tuple[str | int, ...]
-
-
-class TaxonomyError(ValueError):
-    """An invalid tree or edit; `loc` is the JSON location of the offending node when known."""
-
-    def __init__(self, message: str, loc: Loc = ()) -> None:
-        super().__init__(message)
-        self.message = message
-        self.loc = loc
-
-
-def split_path(path: str) -> list[str]:
-    """The names along a path, whitespace around each stripped; "" (the root) has none."""
-    if not path.strip():
-        return []
-    names = [part.strip() for part in path.split(SEP)]
-    if not all(names):
-        raise TaxonomyError(f"path '{path}' has an empty segment")
-    return names
-
-
-def normalize_path(path: str) -> str:
-    """The canonical spelling of a path: "coding / debugging" -> "coding/debugging"."""
-    return SEP.join(split_path(path))
-
-
-def lineage(path: str) -> list[str]:
-    """The path and all its ancestors, shallowest first: "a/b/c" -> ["a", "a/b", "a/b/c"]."""
-    names = split_path(path)
-    return [SEP.join(names[: i + 1]) for i in range(len(names))]
-
-
-def parent_of(path: str) -> str:
-    """The parent's path; a domain's parent is the root ""."""
-    return SEP.join(split_path(path)[:-1])
-
-
-def _join(parent: str, name: str) -> str:
-    return f"{parent}{SEP}{name}" if parent else name
-
-
-def _is_within(path: str, ancestor: str) -> bool:
-    """Whether path is ancestor itself or lies below it."""
-    outer = split_path(ancestor)
-    return split_path(path)[: len(outer)] == outer
+Loc = formats.Loc
 
 
 class Node(BaseModel):
@@ -90,7 +53,7 @@ def _nodes(
 ) -> Iterator[tuple[str, Node, Loc]]:
     """(path, node, JSON location) for every node below `parent`, in preorder."""
     for index, node in enumerate(children):
-        path, here = _join(parent, node.name), (*loc, index)
+        path, here = join_path(parent, node.name), (*loc, index)
         yield path, node, here
         yield from _nodes(node.children, path, (*here, "children"))
 
@@ -110,7 +73,7 @@ def _children_of(domains: list[Node], path: str) -> list[Node]:
     """The (mutable) child list of the node at path; the root's children are the domains."""
     children, walked = domains, ""
     for name in split_path(path):
-        walked = _join(walked, name)
+        walked = join_path(walked, name)
         node = next((c for c in children if c.name == name), None)
         if node is None:
             raise TaxonomyError(f"no node at '{walked}'")
@@ -208,7 +171,7 @@ class Taxonomy(BaseModel):
         """Move the subtree at path under new_parent ("" makes it a domain)."""
         domains = self._copied()
         siblings, index = _locate(domains, path)
-        if _is_within(new_parent, path):
+        if is_within(new_parent, path):
             raise TaxonomyError(f"cannot move '{path}' under itself ('{new_parent}')")
         node = siblings.pop(index)
         _children_of(domains, new_parent).append(node)
@@ -222,7 +185,7 @@ class Taxonomy(BaseModel):
         """
         domains = self._copied()
         siblings, index = _locate(domains, source)
-        if _is_within(target, source):
+        if is_within(target, source):
             raise TaxonomyError(f"cannot merge '{source}' into itself or its descendant")
         node = siblings.pop(index)
         into_siblings, into_index = _locate(domains, target)
@@ -304,7 +267,7 @@ def _match_moves(removed: list[str], added: list[str]) -> tuple[list[Move], dict
         if len(candidates) != 1 or sum(_last(p) == name for p in gone) != 1:
             continue
         moves.append(Move(old=old, new=candidates[0]))
-        for below in [p for p in gone if _is_within(p, old)]:
+        for below in [p for p in gone if is_within(p, old)]:
             target = candidates[0] + below[len(old) :]
             if target in new:
                 pairs[below] = target
@@ -337,8 +300,9 @@ def json_location(loc: Loc) -> str:
     return "$" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
 
 
-def _input_error(exc: ValidationError, path: Path) -> InputError:
-    """The first problem of a validation error, located by its JSON path in the file."""
+def _input_error(exc: ValidationError, path: Path, nested: Mapping[Loc, str]) -> InputError:
+    """The first problem of a validation error, located by its JSON path in the file (for a
+    SCAN file, by the node as written there)."""
     first = exc.errors()[0]
     loc, message = tuple(first["loc"]), first["msg"]
     cause = first.get("ctx", {}).get("error")
@@ -346,11 +310,13 @@ def _input_error(exc: ValidationError, path: Path) -> InputError:
         loc, message = loc + cause.loc, cause.message
     elif isinstance(cause, ValueError):
         message = str(cause)
-    return InputError(message, path=path, field=json_location(loc))
+    field = formats.located(loc, nested) if nested else json_location(loc)
+    return InputError(message, path=path, field=field)
 
 
 def load_taxonomy(path: str | Path) -> Taxonomy:
-    """Read and validate a taxonomy JSON file; any problem is an InputError naming the spot."""
+    """Read and validate a taxonomy JSON file in either format (`checkbench.scan.formats`,
+    told apart by content); any problem is an InputError naming the spot."""
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", path=path)
@@ -361,18 +327,31 @@ def load_taxonomy(path: str | Path) -> Taxonomy:
     if not text.strip():
         raise InputError("file is empty", path=path)
     try:
-        data = json.loads(text)
+        data = formats.parse_json(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    nested: dict[Loc, str] = {}
+    if formats.detect_format(data) == "scan":
+        data, nested = formats.from_nested(data, name=path.stem, path=path)
     try:
         return Taxonomy.model_validate(data)
     except ValidationError as exc:
-        raise _input_error(exc, path) from None
+        raise _input_error(exc, path, nested) from None
 
 
-def save_taxonomy(taxonomy: Taxonomy, path: str | Path) -> None:
-    """Write the taxonomy as indented JSON, atomically (readers see old or new, never half)."""
-    write_text_atomic(path, taxonomy.model_dump_json(indent=2) + "\n")
+def dump_taxonomy(taxonomy: Taxonomy, fmt: TaxonomyFormat = "checkbench") -> str:
+    """The taxonomy as indented JSON text in a file format ("scan" keeps the names only)."""
+    if fmt == "scan":
+        nested = formats.to_nested(taxonomy.model_dump()["domains"])
+        return json.dumps(nested, ensure_ascii=False, indent=2) + "\n"
+    if fmt != "checkbench":
+        raise InputError(f"unknown taxonomy format '{fmt}' (known: {', '.join(formats.FORMATS)})")
+    return taxonomy.model_dump_json(indent=2) + "\n"
+
+
+def save_taxonomy(taxonomy: Taxonomy, path: str | Path, fmt: TaxonomyFormat = "checkbench") -> None:
+    """Write the taxonomy in a file format, atomically (readers see old or new, never half)."""
+    write_text_atomic(path, dump_taxonomy(taxonomy, fmt))
 
 
 def tree_view(taxonomy: Taxonomy, *, descriptions: bool = True) -> Tree:

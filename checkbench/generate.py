@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from checkbench.llm.base import ChatBackend, ChatRequest
 from checkbench.schema import Item, Response, Usage
 from checkbench.steps.caller import Caller
+from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageRun, StageSummary
 from checkbench.store import RunStore
@@ -55,17 +56,15 @@ async def candidate_request(
     )
 
 
-async def _answer(
-    caller: Caller, backend: ChatBackend, item: Item, settings: GenerationSettings
-) -> Response:
-    request = await candidate_request(item, settings, backend)
-    outcome = await caller.call(backend, request, role=CANDIDATE)
+async def _answer(model: StepModel, item: Item, settings: GenerationSettings) -> Response:
+    request = await candidate_request(item, settings, model.backend)
+    outcome = await model.call(request, role=CANDIDATE)
     if outcome.result is None:
-        return Response(item_id=item.id, model=backend.name, error=outcome.error)
+        return Response(item_id=item.id, model=model.name, error=outcome.error)
     result = outcome.result
     return Response(
         item_id=item.id,
-        model=backend.name,
+        model=model.name,
         content=result.content,
         usage=Usage(prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens),
         latency_s=outcome.latency_s,
@@ -94,9 +93,11 @@ async def generate_responses(
     failed = 0
 
     def answer_with(backend: ChatBackend) -> Callable[[Item], Awaitable[None]]:
+        model = stage.model(backend)
+
         async def answer(item: Item) -> None:
             nonlocal failed
-            response = await _answer(stage.caller, backend, item, settings)
+            response = await _answer(model, item, settings)
             store.put_response(response)
             failed += response.error is not None
 

@@ -11,9 +11,15 @@ import openai
 import pytest
 
 from checkbench import api
+from checkbench.convbench.domain import DomainAnswer
+from checkbench.judges.checklist import verdicts_answer
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend, ChatRequest
+from checkbench.scan.builder.decisions import refine_answer
 from checkbench.schema import Message
+from checkbench.steps.answers import answer_schema
+from checkbench.steps.caller import Caller
+from checkbench.steps.model import StepModel
 from checkbench.store import RunStore
 from tests.conftest import EXAMPLE, SERVED_MODEL, run_cli
 
@@ -65,6 +71,26 @@ async def test_seed_makes_sampling_repeatable(backend: ChatBackend) -> None:
     request = _ask("Name a fruit.", max_tokens=12, temperature=1.0, seed=7)
     first, second = await backend.chat(request), await backend.chat(request)
     assert first.content == second.content
+
+
+@pytest.mark.slow
+async def test_typed_answers_are_written_under_their_schema(
+    backend: ChatBackend, tmp_path: Path
+) -> None:
+    """The schemas the stages send (a union of decisions, one entry per check id, a yes/no) are
+    grammars the model writes under: the reply has exactly the properties asked for."""
+    asked = [
+        (refine_answer(("testing", "debugging"), 20, 12, 20), "Should these two merge? JSON."),
+        (verdicts_answer(("c1", "c2")), "Does 'Paris.' name the capital of France? JSON."),
+        (DomainAnswer, "Is 'fix my Python loop' about coding? JSON."),
+    ]
+    with RunStore(tmp_path) as store:
+        model = StepModel(backend, Caller(store))
+        for answer, question in asked:
+            reply = await model.ask(_ask(question, max_tokens=400), answer, role="test", reasks=0)
+            assert reply.raw is not None
+            assert list(json.loads(reply.raw)) == answer_schema(answer)["required"]
+        assert reply.value is not None and reply.value.in_domain in ("yes", "no")
 
 
 def test_official_openai_client_sees_the_same_server(llama_server: str) -> None:

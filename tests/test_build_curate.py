@@ -14,15 +14,15 @@ from checkbench.convbench.curate import (
     NO_APOLOGY,
     TOO_LONG,
     approx_tokens,
+    draft_answer,
     find_apology,
     normalise_weights,
-    parse_draft,
     select,
 )
 from checkbench.convbench.ingest import Conversation, Source
 from checkbench.convbench.settings import ConvBenchSettings
 from checkbench.schema import Message
-from checkbench.steps.ask import Unusable
+from checkbench.steps.answers import Unusable, parse_answer
 
 
 def chat(*turns: tuple[str, str]) -> Conversation:
@@ -157,7 +157,8 @@ def _draft(**changes: object) -> str:
 
 
 def test_a_draft_is_parsed_with_repeats_dropped_and_weights_normalised() -> None:
-    draft = parse_draft(_draft(), ConvBenchSettings(min_checks=2, max_checks=3))
+    settings = ConvBenchSettings(min_checks=2, max_checks=3)
+    draft = parse_answer(_draft(), draft_answer(settings)).draft()
     assert draft.deficiency == "Factual Error"
     assert draft.checks == [("Does it name Canberra?", 0.75), ("Does it admit the mistake?", 0.25)]
     assert draft.weight_sum == 4
@@ -168,11 +169,15 @@ def test_a_draft_is_parsed_with_repeats_dropped_and_weights_normalised() -> None
     [
         ({"feedback_type": "Misinformation"}, "feedback_type"),
         ({"reason": "  "}, "reason"),
-        ({"checklist": [{"text": "Only one?", "weight": 1}]}, "between 2 and 3"),
+        ({"checklist": [{"text": "Only one?", "weight": 1}]}, "at least 2 entries, not 1"),
+        (
+            {"checklist": [{"text": "A?", "weight": 1}, {"text": "a?", "weight": 1}]},
+            "between 2 and 3",
+        ),
         ({"checklist": [{"text": "A?", "weight": 1}, {"text": "B?", "weight": 0}]}, "weight 2"),
         ({"checklist": "Does it name Canberra?"}, "list"),
     ],
 )
 def test_unusable_drafts_say_why(changes: dict, problem: str) -> None:
     with pytest.raises(Unusable, match=problem):
-        parse_draft(_draft(**changes), ConvBenchSettings(min_checks=2, max_checks=3))
+        parse_answer(_draft(**changes), draft_answer(ConvBenchSettings(min_checks=2, max_checks=3)))

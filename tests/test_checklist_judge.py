@@ -18,6 +18,7 @@ from checkbench.llm.openai_compat import OpenAIBackend
 from checkbench.prompts import fence
 from checkbench.schema import Check, Item, Message, Response
 from checkbench.steps.caller import Caller
+from checkbench.steps.model import StepModel
 from checkbench.store import RunStore
 from tests.stub_server import Reply, StubServer, completion
 
@@ -68,7 +69,7 @@ async def _judge(
     ):
         backend = OpenAIBackend("judge", base_url=server.base_url)
         verdicts = await judge_response(
-            Caller(store), backend, ITEM, response, settings or JudgeSettings()
+            StepModel(backend, Caller(store)), ITEM, response, settings or JudgeSettings()
         )
         await backend.aclose()
         return verdicts, server.requests

@@ -15,10 +15,10 @@ from checkbench.ifrewardbench.dataset import load_ifrewardbench
 from checkbench.ifrewardbench.pairwise import Method, PairwiseReport, pairwise_report
 from checkbench.ifrewardbench.records import MetaRecord
 from checkbench.ifrewardbench.run import MetaSettings
-from checkbench.judges.pairwise import parse_pairwise
+from checkbench.judges.pairwise import SHOWN, PairAnswer
 from checkbench.llm import ModelOptions
 from checkbench.schema import PairVerdict, Winner
-from checkbench.steps.ask import Unusable
+from checkbench.steps.answers import Unusable, parse_answer
 from tests.stub_server import Reply, StubServer, completion
 from tests.test_meta_cli import tiny_file
 from tests.test_meta_ifrewardbench import RECORDS, _record, write_jsonl
@@ -35,7 +35,7 @@ from tests.test_meta_ifrewardbench import RECORDS, _record, write_jsonl
     ],
 )
 def test_parse_accepts_the_three_answers(raw: str, winner: str) -> None:
-    assert parse_pairwise(raw)[0] == winner
+    assert SHOWN[parse_answer(raw, PairAnswer).winner] == winner
 
 
 @pytest.mark.parametrize(
@@ -43,14 +43,14 @@ def test_parse_accepts_the_three_answers(raw: str, winner: str) -> None:
     [
         ("A is better", "no JSON object"),
         ('{"reason": "x", "winner": "C"}', "'winner' must be"),
-        ('{"reason": "x"}', "'winner' must be"),
+        ('{"reason": "x"}', "'winner' is missing"),
         ('["A"]', "expected a JSON object"),
         ('{"reason": "cut', "incomplete"),
     ],
 )
 def test_parse_rejects_unusable_answers_with_a_reason(raw: str, problem: str) -> None:
     with pytest.raises(Unusable, match=problem):
-        parse_pairwise(raw)
+        parse_answer(raw, PairAnswer)
 
 
 # ------------------------------------------------------------- scripted both-order judges

@@ -15,17 +15,17 @@ from checkbench.judges.pc2 import (
     HumanPreference,
     PC2Result,
     PC2Settings,
+    criteria_answer,
     fix_weights,
     human_accuracy,
     load_preferences,
-    parse_criteria,
     pc2_evaluate,
     position_report,
     win_counts,
 )
 from checkbench.schema import Item, Message, PairVerdict, Response
 from checkbench.stats.preference import two_order_prefer
-from checkbench.steps.ask import Unusable
+from checkbench.steps.answers import Unusable, parse_answer
 from checkbench.store import RunStore
 from tests.conftest import run_cli
 from tests.scan_stub import answer, run_on_stub
@@ -53,6 +53,12 @@ def _criteria(*weights: object, **extra: object) -> str:
     return json.dumps({"analysis": "a", "criteria": entries, **extra})
 
 
+def parse_criteria(raw: str, max_criteria: int = 9) -> CriteriaSet:
+    """The criteria the judge's answer gives, as `pc2_evaluate` reads them."""
+    answer = criteria_answer(PC2Settings(max_criteria=max_criteria))
+    return parse_answer(raw, answer).criteria_set()
+
+
 def test_parse_criteria_rescales_a_wrong_sum_and_keeps_the_original() -> None:
     parsed = parse_criteria(_criteria(40, 30, 20))
     assert [c.weight for c in parsed.criteria] == [45, 33, 22]
@@ -65,11 +71,15 @@ def test_parse_criteria_rescales_a_wrong_sum_and_keeps_the_original() -> None:
 @pytest.mark.parametrize(
     ("raw", "problem"),
     [
-        (_criteria(50, 50), "3 to 9 criteria, not 2"),
-        (_criteria(*[10] * 10), "not 10"),
-        (_criteria(50, 25.5, 24.5), "'weight' is missing or not of type int"),
-        (_criteria(50, 50, 0), "positive integer weight"),
-        (_criteria(50, True, 49), "'weight'"),
+        (_criteria(50, 50), "'criteria' needs at least 3 entries, not 2"),
+        (_criteria(*[10] * 10), "'criteria' allows at most 9 entries, not 10"),
+        (_criteria(50, 25.5, 24.5), r"'criteria\[1\].weight': Input should be a valid integer"),
+        (
+            _criteria(50, 50, 0),
+            r"'criteria\[2\].weight': Input should be greater than or equal to 1",
+        ),
+        (_criteria(50, True, 49), r"'criteria\[1\].weight'"),
+        (_criteria(50, 25, 25).replace('"c1"', '" "'), r"'criteria\[1\].name' must not be empty"),
         ('{"criteria": "none"}', "'criteria'"),
         ("nothing", "no JSON object"),
     ],
@@ -82,7 +92,7 @@ def test_parse_criteria_rejects_a_wrong_count_or_format(raw: str, problem: str) 
 def test_max_criteria_is_bounded_by_the_protocol() -> None:
     with pytest.raises(ValueError, match="3 to 9"):
         PC2Settings(max_criteria=2)
-    with pytest.raises(Unusable, match="3 to 4 criteria, not 5"):
+    with pytest.raises(Unusable, match="'criteria' allows at most 4 entries, not 5"):
         parse_criteria(_criteria(20, 20, 20, 20, 20), max_criteria=4)
 
 
@@ -160,7 +170,7 @@ def test_scripted_pc2_grades_both_ways_and_agrees_with_the_human(tmp_path: Path)
         requests = list(server.requests)
         again = _pc2(server, tmp_path, [PREFERENCE])
         assert len(server.requests) == len(requests) == len(SCRIPT)
-    assert "give 3 to 9 criteria, not 1" in requests[2]["messages"][-1]["content"]
+    assert "'criteria' needs at least 3 entries, not 1" in requests[2]["messages"][-1]["content"]
     assert requests[0]["messages"] == [{"role": "user", "content": ITEM.messages[0].content}]
     criteria = result.criteria["capital"]
     assert isinstance(criteria, CriteriaSet)
@@ -192,7 +202,7 @@ def test_unusable_grades_are_unscored_and_asked_again_on_a_rerun(tmp_path: Path)
         result = run_on_stub(server, lambda j: pc2_evaluate(store, j, [j], settings=settings))
         stored = store.records(CRITERIA_KIND)
         calls = len(server.requests)
-    assert "needs a 'score' out of" in server.requests[4]["messages"][-1]["content"]
+    assert "'k1.score' must be one of 0, 1, 2" in server.requests[4]["messages"][-1]["content"]
     assert all(p.score is None and p.problem for p in result.pointwise)
     assert result.summary.errors == 2 and result.report.pointwise["good"].unscored == 1
     assert len(stored) == 1 and calls == 3 + 3 + 3

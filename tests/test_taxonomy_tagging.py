@@ -92,7 +92,7 @@ def test_scripted_tagging_writes_domains_and_closed_paths(tmp_path: Path) -> Non
         "taxonomy": lineage("coding/debugging/memory errors"),
     }
     assert note.tags["taxonomy"] == ["writing"] and records["q1"]["chosen"] == [OTHER]
-    assert "not taxonomy paths" in requests[4]["messages"][-1]["content"]
+    assert "'tags[0]' must be one of" in requests[4]["messages"][-1]["content"]
     assert pirate.tags["domain"] == ["roleplay"] and pirate.tags["taxonomy"] == []
     assert sums.tags["taxonomy"] == ["mathematics"]
     assert "domain" not in unknown.tags and "taxonomy" not in unknown.tags

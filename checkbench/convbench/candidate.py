@@ -9,6 +9,7 @@ from typing import Any
 from checkbench.convbench.ingest import Conversation
 from checkbench.convbench.topic_report import Cluster
 from checkbench.prompts import fence
+from checkbench.steps.prompting import clip
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
@@ -27,13 +28,6 @@ class Candidate:
     def key(self) -> str:
         """The key of this candidate's stage records."""
         return self.conversation.id
-
-
-def clip(text: str, chars: int) -> str:
-    """At most `chars` characters of `text`, saying how much was left out."""
-    if len(text) <= chars:
-        return text
-    return f"{text[:chars]}\n[... {len(text) - chars} more characters not shown]"
 
 
 def fenced_turn(conversation: Conversation, index: int, chars: int) -> str:

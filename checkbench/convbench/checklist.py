@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import cache, partial
+from typing import Annotated, Any
+
+from pydantic import AfterValidator
 
 from checkbench.convbench.candidate import Candidate, fenced_turn
 from checkbench.convbench.settings import ConvBenchSettings
-from checkbench.convbench.stages import Decision, StageContext, failure
+from checkbench.convbench.stages import BuildStages, Decision, failure
 from checkbench.prompts import fence
 from checkbench.schema import Check
-from checkbench.steps.ask import Unusable, extract_json
+from checkbench.steps.answers import Answer, Unusable, answer_model, choice, listing, text
 
 INSTRUCTION = "instruction"
 
@@ -20,57 +23,47 @@ def sources(candidate: Candidate) -> list[str]:
     return [INSTRUCTION] + [f"feedback:{index}" for index in sorted(candidate.feedback)]
 
 
-def schema(allowed: list[str], settings: ConvBenchSettings) -> dict[str, Any]:
-    check = {
-        "type": "object",
-        "properties": {
-            "text": {"type": "string", "minLength": 1, "maxLength": settings.check_chars},
-            "source": {"type": "string", "enum": allowed},
-        },
-        "required": ["text", "source"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "object",
-        "properties": {
-            "checks": {
-                "type": "array",
-                "items": check,
-                "minItems": settings.min_checks,
-                "maxItems": settings.max_checks,
-            }
-        },
-        "required": ["checks"],
-        "additionalProperties": False,
-    }
+def distinct_texts(what: str, low: int, high: int, entries: list[Any]) -> list[Any]:
+    """The entries without exact repeats of a text (ignoring case: the first one stays), of
+    which there must still be `low` to `high`."""
+    distinct: dict[str, Any] = {}
+    for entry in entries:
+        distinct.setdefault(entry.text.lower(), entry)
+    if not low <= len(distinct) <= high:
+        raise Unusable(f"{len(distinct)} distinct {what}; write between {low} and {high}")
+    return list(distinct.values())
 
 
-def parse_checks(raw: str, allowed: list[str], settings: ConvBenchSettings) -> list[Check]:
-    """Checks c1..cn from the answer; exact repeats (ignoring case) are dropped, and an answer
-    with an unknown source, an empty text or a count outside the bounds is unusable."""
-    data = extract_json(raw)
-    entries = data.get("checks") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        raise Unusable('expected {"checks": [{"text": ..., "source": ...}, ...]}')
-    checks: list[Check] = []
-    seen: set[str] = set()
-    for number, entry in enumerate(entries, start=1):
-        text = entry.get("text") if isinstance(entry, dict) else None
-        source = entry.get("source") if isinstance(entry, dict) else None
-        if not isinstance(text, str) or not text.strip():
-            raise Unusable(f"requirement {number} has no text")
-        if source not in allowed:
-            raise Unusable(f"requirement {number} has source {source!r}; use one of {allowed}")
-        if text.strip().lower() in seen:
-            continue
-        seen.add(text.strip().lower())
-        checks.append(Check(id=f"c{len(checks) + 1}", text=text.strip(), source=source))
-    if not settings.min_checks <= len(checks) <= settings.max_checks:
-        raise Unusable(
-            f"{len(checks)} distinct requirements; write between {settings.min_checks} and "
-            f"{settings.max_checks}"
-        )
-    return checks
+class ChecklistAnswer(Answer):
+    """Requirements with their sources."""
+
+    checks: list[Any]
+
+    def checklist(self) -> list[Check]:
+        """Checks c1..cn."""
+        return [
+            Check(id=f"c{n}", text=check.text, source=check.source)
+            for n, check in enumerate(self.checks, start=1)
+        ]
+
+
+@cache
+def checklist_answer(
+    allowed: tuple[str, ...], settings: ConvBenchSettings
+) -> type[ChecklistAnswer]:
+    """`min_checks` to `max_checks` distinct requirements, each citing one of `allowed`."""
+    low, high = settings.min_checks, settings.max_checks
+    check = answer_model(
+        "Requirement", text=text(settings.check_chars, min_chars=1), source=choice(allowed)
+    )
+    checks = listing(check, min_items=low, max_items=high)
+    return answer_model(
+        "Checklist",
+        ChecklistAnswer,
+        checks=Annotated[
+            checks, AfterValidator(partial(distinct_texts, "requirements", low, high))
+        ],
+    )
 
 
 def _feedback_list(candidate: Candidate) -> str:
@@ -82,10 +75,10 @@ def _feedback_list(candidate: Candidate) -> str:
     )
 
 
-async def synthesize_checklist(ctx: StageContext, candidate: Candidate) -> Decision[list[Check]]:
+async def synthesize_checklist(build: BuildStages, candidate: Candidate) -> Decision[list[Check]]:
     """The checklist of one candidate, from its instruction, conversation and feedback ids."""
     assert candidate.instruction is not None
-    settings = ctx.settings
+    settings = build.settings
     conversation = candidate.conversation
     transcript = "\n".join(
         fenced_turn(
@@ -95,8 +88,7 @@ async def synthesize_checklist(ctx: StageContext, candidate: Candidate) -> Decis
         )
         for index, message in enumerate(conversation.messages)
     )
-    allowed = sources(candidate)
-    answer = await ctx.ask(
+    answer = await build.ask(
         "build_checklist",
         {
             "instruction": fence("instruction", candidate.instruction),
@@ -105,14 +97,12 @@ async def synthesize_checklist(ctx: StageContext, candidate: Candidate) -> Decis
             "min_checks": str(settings.min_checks),
             "max_checks": str(settings.max_checks),
         },
-        schema=schema(allowed, settings),
+        checklist_answer(tuple(sources(candidate)), settings),
         max_tokens=settings.checklist_tokens,
-        parse=lambda raw: parse_checks(raw, allowed, settings),
     )
     if answer.value is None:
         return failure(answer)
+    checks = answer.value.checklist()
     return Decision.keep(
-        answer.value,
-        checks=[check.model_dump() for check in answer.value],
-        attempts=answer.attempts,
+        checks, checks=[check.model_dump() for check in checks], attempts=answer.attempts
     )

@@ -24,16 +24,18 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from functools import cache, partial
+from typing import Annotated, Any
 
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel, StrictFloat
 
 from checkbench.convbench.candidate import Candidate, fenced_turn, language, provenance
+from checkbench.convbench.checklist import distinct_texts
 from checkbench.convbench.ingest import Conversation
 from checkbench.convbench.settings import ConvBenchSettings
-from checkbench.convbench.stages import Decision, StageContext, failure
+from checkbench.convbench.stages import BuildStages, Decision, failure
 from checkbench.schema import Check, Item, Message
-from checkbench.steps.ask import Unusable, extract_json
+from checkbench.steps.answers import Answer, Unusable, answer_model, choice, listing, text
 
 APOLOGY_WINDOW = 400
 _EN_APOLOGY = re.compile(
@@ -155,85 +157,61 @@ def normalise_weights(weights: list[Any]) -> list[float]:
     return [float(weight) / total for weight in weights]
 
 
-def draft_schema(settings: ConvBenchSettings) -> dict[str, Any]:
-    def text(chars: int) -> dict[str, Any]:
-        return {"type": "string", "minLength": 1, "maxLength": chars}
+class DraftAnswer(Answer):
+    """A model's draft of one feedback sample, as written (see `draft_answer`)."""
 
-    check = {
-        "type": "object",
-        "properties": {"text": text(settings.check_chars), "weight": {"type": "number"}},
-        "required": ["text", "weight"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "object",
-        "properties": {
-            "reason": text(settings.reason_chars),
-            "deficiency": {"type": "string", "enum": list(DEFICIENCIES)},
-            "feedback": text(settings.feedback_chars),
-            "feedback_type": {"type": "string", "enum": list(FEEDBACK_TYPES)},
-            "checklist": {
-                "type": "array",
-                "items": check,
-                "minItems": settings.min_checks,
-                "maxItems": settings.max_checks,
-            },
-        },
-        "required": ["reason", "deficiency", "feedback", "feedback_type", "checklist"],
-        "additionalProperties": False,
-    }
+    reason: str
+    deficiency: str
+    feedback: str
+    feedback_type: str
+    checklist: list[Any]
 
-
-def _text(data: dict[str, Any], key: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise Unusable(f"{key!r} must be non-empty text")
-    return value.strip()
-
-
-def _choice(data: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
-    value = data.get(key)
-    for option in allowed:
-        if isinstance(value, str) and value.strip().lower() == option.lower():
-            return option
-    raise Unusable(f"{key!r} must be one of {', '.join(allowed)}")
-
-
-def parse_draft(raw: str, settings: ConvBenchSettings) -> Draft:
-    """A Draft from the model's JSON. Exact repeats of a question (ignoring case) are dropped
-    with their weights; the answer is unusable when a field is missing or invalid, the count
-    of distinct questions is out of bounds or a weight is not above 0."""
-    data = extract_json(raw)
-    if not isinstance(data, dict):
-        raise Unusable("expected a JSON object")
-    entries = data.get("checklist")
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise Unusable("'checklist' must be a list of {text, weight}")
-    distinct: dict[str, tuple[str, Any]] = {}
-    for entry in entries:
-        text = _text(entry, "text")
-        distinct.setdefault(text.lower(), (text, entry.get("weight")))
-    if not settings.min_checks <= len(distinct) <= settings.max_checks:
-        raise Unusable(
-            f"{len(distinct)} distinct checklist questions; write between {settings.min_checks} "
-            f"and {settings.max_checks}"
+    def draft(self) -> Draft:
+        """The draft with its weights scaled to sum to 1."""
+        texts = [entry.text for entry in self.checklist]
+        weights = [entry.weight for entry in self.checklist]
+        return Draft(
+            reason=self.reason,
+            deficiency=self.deficiency,
+            feedback=self.feedback,
+            feedback_type=self.feedback_type,
+            checks=list(zip(texts, normalise_weights(weights), strict=True)),
+            weight_sum=float(sum(weights)),
         )
-    texts = [text for text, _ in distinct.values()]
-    raw_weights = [weight for _, weight in distinct.values()]
-    weights = normalise_weights(raw_weights)
-    return Draft(
-        reason=_text(data, "reason"),
-        deficiency=_choice(data, "deficiency", DEFICIENCIES),
-        feedback=_text(data, "feedback"),
-        feedback_type=_choice(data, "feedback_type", FEEDBACK_TYPES),
-        checks=list(zip(texts, weights, strict=True)),
-        weight_sum=float(sum(raw_weights)),
+
+
+def _usable_weights(entries: list[Any]) -> list[Any]:
+    normalise_weights([entry.weight for entry in entries])
+    return entries
+
+
+@cache
+def draft_answer(settings: ConvBenchSettings) -> type[DraftAnswer]:
+    """A draft with `min_checks` to `max_checks` distinct questions (a repeat, ignoring case,
+    is dropped with its weight) whose weights are numbers above 0."""
+    low, high = settings.min_checks, settings.max_checks
+    question = answer_model(
+        "Question", text=text(settings.check_chars, min_chars=1), weight=StrictFloat
+    )
+    checklist = Annotated[
+        listing(question, min_items=low, max_items=high),
+        AfterValidator(partial(distinct_texts, "checklist questions", low, high)),
+        AfterValidator(_usable_weights),
+    ]
+    return answer_model(
+        "Draft",
+        DraftAnswer,
+        reason=text(settings.reason_chars, min_chars=1),
+        deficiency=choice(DEFICIENCIES),
+        feedback=text(settings.feedback_chars, min_chars=1),
+        feedback_type=choice(FEEDBACK_TYPES),
+        checklist=checklist,
     )
 
 
-async def draft(ctx: StageContext, candidate: Candidate, apology: Apology) -> Decision[Draft]:
+async def draft(build: BuildStages, candidate: Candidate, apology: Apology) -> Decision[Draft]:
     """Ask the model to draft the sample for one selected conversation."""
-    settings = ctx.settings
+    settings = build.settings
     conversation = candidate.conversation
     context = "\n".join(
         fenced_turn(conversation, index, settings.max_user_chars)
@@ -242,7 +220,7 @@ async def draft(ctx: StageContext, candidate: Candidate, apology: Apology) -> De
     complaint = "\n".join(
         fenced_turn(conversation, index, settings.max_user_chars) for index in apology.complaint
     )
-    answer = await ctx.ask(
+    answer = await build.ask(
         "build_fb_draft",
         {
             "context": context,
@@ -251,14 +229,14 @@ async def draft(ctx: StageContext, candidate: Candidate, apology: Apology) -> De
             "min_checks": str(settings.min_checks),
             "max_checks": str(settings.max_checks),
         },
-        schema=draft_schema(settings),
+        draft_answer(settings),
         max_tokens=settings.tokens_for(settings.reason_chars + settings.feedback_chars)
         + settings.checklist_tokens,
-        parse=lambda raw: parse_draft(raw, settings),
     )
     if answer.value is None:
         return failure(answer)
-    return Decision.keep(answer.value, draft=answer.value.model_dump(), attempts=answer.attempts)
+    sample = answer.value.draft()
+    return Decision.keep(sample, draft=sample.model_dump(), attempts=answer.attempts)
 
 
 def feedback_item(

@@ -15,75 +15,68 @@ from collections import Counter
 from typing import Any
 
 from checkbench.convbench.candidate import Candidate, fenced_turn, user_indices
-from checkbench.convbench.stages import Decision, StageContext
-from checkbench.steps.ask import Structured, Unusable, extract_json
+from checkbench.convbench.stages import BuildStages, Decision
+from checkbench.steps.answers import Answer, choice
+from checkbench.steps.model import Structured
 
 LABELS = ("positive", "negative", "neither")
 FEEDBACK = ("positive", "negative")
 FAILED = "feedback identification failed"
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"feedback": {"type": "string", "enum": list(LABELS)}},
-    "required": ["feedback"],
-    "additionalProperties": False,
-}
+NO_REPLY = "neither (no reply before)"
 
 
-def parse(raw: str) -> str:
-    """One of LABELS."""
-    data = extract_json(raw)
-    value = data.get("feedback") if isinstance(data, dict) else None
-    if isinstance(value, str) and value.strip().lower() in LABELS:
-        return value.strip().lower()
-    raise Unusable('expected {"feedback": "positive", "negative" or "neither"}')
+class FeedbackAnswer(Answer):
+    """What the user message is to the reply before it."""
+
+    feedback: choice(LABELS)
 
 
-def questions(candidate: Candidate) -> list[tuple[int, int | None]]:
-    """(user message index, index of the assistant reply it answers or None) for every user
-    message after the first."""
+def questions(candidate: Candidate) -> list[tuple[int, int]]:
+    """(user message index, index of the assistant reply it answers) for every user message
+    after the first that follows an assistant reply."""
     messages = candidate.conversation.messages
     pairs = []
     for index in user_indices(candidate.conversation)[1:]:
         before = index - 1
         while before >= 0 and messages[before].role == "system":
             before -= 1
-        reply = before if before >= 0 and messages[before].role == "assistant" else None
-        pairs.append((index, reply))
+        if before >= 0 and messages[before].role == "assistant":
+            pairs.append((index, before))
     return pairs
 
 
 async def _label(
-    ctx: StageContext, candidate: Candidate, index: int, reply: int | None
-) -> Structured[str]:
-    if reply is None:
-        return Structured("neither", None, None, 0)
+    build: BuildStages, candidate: Candidate, index: int, reply: int
+) -> Structured[FeedbackAnswer]:
     conversation = candidate.conversation
-    chars = ctx.settings.reply_chars
-    return await ctx.ask(
+    return await build.ask(
         "build_feedback",
         {
-            "reply": fenced_turn(conversation, reply, chars),
-            "message": fenced_turn(conversation, index, ctx.settings.max_user_chars),
+            "reply": fenced_turn(conversation, reply, build.settings.reply_chars),
+            "message": fenced_turn(conversation, index, build.settings.max_user_chars),
         },
-        schema=SCHEMA,
+        FeedbackAnswer,
         max_tokens=16,
-        parse=parse,
     )
 
 
-async def identify(ctx: StageContext, candidate: Candidate) -> Decision[dict[int, str]]:
+async def identify(build: BuildStages, candidate: Candidate) -> Decision[dict[int, str]]:
     """Labels of every later user message; keeps the feedback ones (index -> polarity)."""
     pairs = questions(candidate)
-    answers = await asyncio.gather(*(_label(ctx, candidate, i, r) for i, r in pairs))
-    labels: dict[str, Any] = {}
+    answers = await asyncio.gather(*(_label(build, candidate, i, r) for i, r in pairs))
+    labels: dict[str, Any] = {str(i): NO_REPLY for i in user_indices(candidate.conversation)[1:]}
     problems: dict[str, Any] = {}
-    for (index, reply), answer in zip(pairs, answers, strict=True):
-        labels[str(index)] = answer.value if reply is not None else "neither (no reply before)"
+    found: dict[int, str] = {}
+    for (index, _), answer in zip(pairs, answers, strict=True):
         if answer.value is None:
+            labels[str(index)] = None
             problems[str(index)] = {"problem": answer.problem, "raw": answer.raw}
+            continue
+        labels[str(index)] = answer.value.feedback
+        if answer.value.feedback in FEEDBACK:
+            found[index] = answer.value.feedback
     if problems:
         return Decision.drop(FAILED, labels=labels, problems=problems)
-    found = {i: a.value for (i, _), a in zip(pairs, answers, strict=True) if a.value in FEEDBACK}
     return Decision.keep(found, labels=labels)
 
 

@@ -2,12 +2,12 @@
 
 Two modes share the reading, the domain filter and the bookkeeping:
 
-- ``conv-to-bench`` (Conv-to-Bench, PROTOCOLS.md section 2): topics (tier 1) -> zero-shot domain
-  check (tier 2) -> instruction synthesis -> quality filter -> feedback identification ->
+- ``conv-to-bench`` (Conv-to-Bench, docs/protocols.md section 2): topics (tier 1) -> zero-shot
+  domain check (tier 2) -> instruction synthesis -> quality filter -> feedback identification ->
   checklist synthesis. Each item is the synthesized instruction as its single user message and
   a checklist whose checks cite their source ("instruction" or "feedback:<message index>").
-- ``feedback`` (FB-Bench curation, PROTOCOLS.md section 1): apology selection -> (with a domain:
-  topics and the domain check) -> a drafted feedback sample with a weighted checklist.
+- ``feedback`` (FB-Bench curation, docs/protocols.md section 1.7): apology selection -> (with a
+  domain: topics and the domain check) -> a drafted feedback sample with a weighted checklist.
 
 The logs are read twice, as a stream: first to select and cluster, then to fetch the
 conversations that passed, so memory does not grow with the corpus (the candidates that reach
@@ -24,26 +24,25 @@ import asyncio
 import hashlib
 import json
 import tempfile
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from checkbench.convbench.candidate import Candidate, language, provenance
-from checkbench.convbench.checklist import synthesize_checklist
-from checkbench.convbench.curate import Apology, draft, feedback_item, select
-from checkbench.convbench.domain import check_domain, describe
-from checkbench.convbench.feedback import identify, label_counts
+from checkbench.convbench.candidate import Candidate
+from checkbench.convbench.curate import Apology, select
+from checkbench.convbench.domain import describe
+from checkbench.convbench.feedback import label_counts
+from checkbench.convbench.flow import Mode, model_stages
 from checkbench.convbench.ingest import Conversation, Format
-from checkbench.convbench.instruction import screen, synthesize
 from checkbench.convbench.logs import LogTally, check_logs, stream_logs
 from checkbench.convbench.settings import ConvBenchSettings
 from checkbench.convbench.stages import (
     RECORD_PREFIX,
+    BuildStages,
     Decision,
-    StageContext,
     StageCount,
     StageTally,
 )
@@ -54,12 +53,12 @@ from checkbench.errors import CheckbenchError, InputError
 from checkbench.jsonl import read_models, write_jsonl
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend
-from checkbench.schema import Check, Item, Message
+from checkbench.schema import Item
 from checkbench.steps.caller import Caller
+from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
 from checkbench.store import STORE_FILE, RunStore
 
-Mode = Literal["conv-to-bench", "feedback"]
 OFF_TOPIC = "topic cluster not in domain"
 SKIPPED_SHOWN = 20
 
@@ -111,15 +110,18 @@ def build_benchmark(
         with RunStore(run_dir) as store:
             store.set_meta("build_config", config)
             counts = _rule_stages(store, tally, selection, topics, assignments)
-            ctx = StageContext(
-                store, Caller(store), backend, spec.settings, progress or ProgressSink()
-            )
-            items = asyncio.run(_model_stages(ctx, spec, candidates, selection))
+            model = StepModel(backend, Caller(store))
+            build = BuildStages(store, model, spec.settings, progress or ProgressSink())
+            domain = None
+            if spec.domain is not None:
+                domain = (spec.domain, describe(spec.domain, spec.domain_description))
+            stages = model_stages(build, spec.mode, domain, candidates, selection)
+            items = asyncio.run(stages)
             write_jsonl(bench, items)
             with store.transaction():
                 for item in items:
                     store.put_record(RECORD_PREFIX + "item", item.id, item.model_dump())
-            report = _report(spec, store, ctx, counts, tally, topics, items, bench, candidates)
+            report = _report(spec, store, build, counts, tally, topics, items, bench, candidates)
     assert not report.broken_chain(), report.broken_chain()
     write_jsonl(Path(run_dir) / REPORT_FILE, [report])
     return report
@@ -274,108 +276,10 @@ def _rule_stages(
     return counts
 
 
-async def _model_stages(
-    ctx: StageContext,
-    spec: BuildSpec,
-    candidates: list[Candidate],
-    selection: dict[str, Decision[Apology]],
-) -> list[Item]:
-    """The model-driven stages of the chosen mode; closes the model when done."""
-    try:
-        if spec.domain is not None:
-            domain = describe(spec.domain, spec.domain_description)
-            kept = await ctx.run("domain", candidates, _key, lambda c: check_domain(ctx, c, domain))
-            candidates = _kept(kept)
-        if spec.mode == "feedback":
-            return await _feedback_items(ctx, spec, candidates, selection)
-        return await _conv_items(ctx, spec, candidates)
-    finally:
-        await ctx.backend.aclose()
-
-
-def _key(candidate: Candidate) -> str:
-    return candidate.key
-
-
-async def _conv_items(
-    ctx: StageContext, spec: BuildSpec, candidates: list[Candidate]
-) -> list[Item]:
-    """Conv-to-Bench: instruction, quality, feedback and checklist stages, then the items."""
-    synthesized = await ctx.run("instruction", candidates, _key, _bind(synthesize, ctx))
-    for candidate, text in synthesized:
-        candidate.instruction = text
-    screened = await ctx.run("quality", _kept(synthesized), _key, _bind(screen, ctx))
-    identified = await ctx.run("feedback", _kept(screened), _key, _bind(identify, ctx))
-    for candidate, feedback in identified:
-        candidate.feedback = feedback
-    checklists = await ctx.run(
-        "checklist", _kept(identified), _key, _bind(synthesize_checklist, ctx)
-    )
-    return [_conv_item(candidate, checks, spec.domain) for candidate, checks in checklists]
-
-
-def _kept(decided: list[tuple[Candidate, Any]]) -> list[Candidate]:
-    return [candidate for candidate, _ in decided]
-
-
-async def _feedback_items(
-    ctx: StageContext,
-    spec: BuildSpec,
-    candidates: list[Candidate],
-    selection: dict[str, Decision[Apology]],
-) -> list[Item]:
-    """FB-Bench curation: one drafted sample per selected conversation."""
-
-    def apology(candidate: Candidate) -> Apology:
-        value = selection[candidate.key].value
-        assert value is not None
-        return value
-
-    drafts = await ctx.run("draft", candidates, _key, lambda c: draft(ctx, c, apology(c)))
-    return [
-        feedback_item(candidate, apology(candidate), sample, _tags(candidate, spec.domain))
-        for candidate, sample in drafts
-    ]
-
-
-Stage = Callable[[StageContext, Candidate], Awaitable[Decision[Any]]]
-
-
-def _bind(stage: Stage, ctx: StageContext) -> Callable[[Candidate], Awaitable[Decision[Any]]]:
-    """A stage function with its context filled in."""
-    return lambda candidate: stage(ctx, candidate)
-
-
-def _tags(candidate: Candidate, domain: str | None) -> dict[str, list[str]]:
-    tags: dict[str, list[str]] = {}
-    if domain is not None:
-        tags["domain"] = [domain]
-    if candidate.cluster is not None:
-        tags["cluster"] = [str(candidate.cluster.id)]
-        tags["cluster_keywords"] = list(candidate.cluster.keywords)
-    return tags
-
-
-def _conv_item(candidate: Candidate, checks: list[Check], domain: str | None) -> Item:
-    assert candidate.instruction is not None
-    return Item(
-        id=candidate.key,
-        messages=[Message(role="user", content=candidate.instruction)],
-        checklist=checks,
-        rule="mean",
-        tags=_tags(candidate, domain),
-        meta={
-            "language": language(candidate.instruction),
-            "provenance": provenance(candidate.conversation),
-            "feedback": {str(i): p for i, p in sorted(candidate.feedback.items())},
-        },
-    )
-
-
 def _report(
     spec: BuildSpec,
     store: RunStore,
-    ctx: StageContext,
+    build: BuildStages,
     counts: list[StageCount],
     tally: LogTally,
     topics: TopicReport | None,
@@ -390,7 +294,7 @@ def _report(
     report = BuildSummary(
         mode=spec.mode,
         domain=spec.domain,
-        model=ctx.backend.name,
+        model=build.model.name,
         bench=str(bench),
         items=len(items),
         logs=[
@@ -398,12 +302,12 @@ def _report(
             for path in map(str, spec.logs)
         ],
         limit_reached=tally.limit_reached,
-        stages=[*counts, *ctx.counts],
+        stages=[*counts, *build.counts],
         skipped_records=[r.error for r in tally.rejections[:SKIPPED_SHOWN]],
         feedback_labels=labels,
         topics=topics,
         usage=build_usage(store),
-        prompts=sorted(ctx.prompts),
+        prompts=sorted(build.prompts),
     )
     store.set_meta("build_report", report.model_dump(mode="json"))
     return report

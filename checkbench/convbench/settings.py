@@ -1,8 +1,8 @@
 """Knobs of the LLM stages of `checkbench build`, with the token budgets they imply.
 
-Every free-text field a model writes has a length cap in characters; the JSON schema carries it
-as `maxLength` (so a grammar-constrained local model cannot ramble) and the call's `max_tokens`
-is derived from it at one token per character at most, plus room for the JSON around it.
+Every free-text field a model writes has a length cap in characters; the answer's schema carries
+it (so a grammar-constrained local model cannot ramble) and the call's `max_tokens` is derived
+from it at one token per character at most, plus room for the JSON around it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""What every model-driven build stage shares: asking for JSON through the run store, counting
-what was kept and dropped and why, recording each decision, and a progress bar.
+"""What every model-driven build stage shares: asking the build's model for typed answers,
+counting what was kept and dropped and why, and recording each decision.
 
 A stage looks at candidates one at a time and returns a `Decision`: keep (with what it learnt)
 or drop (with a countable reason). Model answers that stay unusable after the re-asks, and
@@ -10,25 +10,23 @@ as a yes or a no. Each decision is stored with `put_record(f"build:{stage}", key
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from checkbench.convbench.candidate import Candidate
 from checkbench.convbench.settings import ConvBenchSettings
-from checkbench.llm.base import ChatBackend, ChatRequest
-from checkbench.prompts import load_prompt
-from checkbench.schema import Message
-from checkbench.steps.ask import Structured, ask_structured
-from checkbench.steps.caller import Caller
-from checkbench.steps.pool import run_pool
+from checkbench.steps.answers import Answer
+from checkbench.steps.model import StepModel, Structured
 from checkbench.steps.progress import ProgressSink
-from checkbench.steps.stage import StageClock
+from checkbench.steps.prompting import prompt_request, prompt_tag
+from checkbench.steps.stage import StageClock, StageRun
 from checkbench.store import RunStore
 
 T = TypeVar("T")
-C = TypeVar("C")
+A = TypeVar("A", bound=Answer)
 
 RECORD_PREFIX = "build:"
 CALL_FAILED = "model call failed"
@@ -111,73 +109,58 @@ def failure(answer: Structured[Any]) -> Decision[Any]:
 
 
 @dataclass
-class StageContext:
-    """The run store, the model and its caller, the settings and the progress display."""
+class BuildStages:
+    """The run store, the build's model, the settings and the progress display, with what the
+    stages so far counted and which prompts they used."""
 
     store: RunStore
-    caller: Caller
-    backend: ChatBackend
+    model: StepModel
     settings: ConvBenchSettings
     progress: ProgressSink
     counts: list[StageCount] = field(default_factory=list)
     prompts: set[str] = field(default_factory=set)
 
     async def ask(
-        self,
-        prompt: str,
-        values: dict[str, str],
-        *,
-        schema: dict[str, Any],
-        max_tokens: int,
-        parse: Callable[[str], T],
-    ) -> Structured[T]:
-        """Ask the model one templated question for JSON (temperature 0, so reruns hit the
-        cache); the role is `build:<prompt name without its build_ prefix>`."""
-        template = load_prompt(prompt)
-        self.prompts.add(template.tag)
-        request = ChatRequest(
-            messages=(
-                Message(role="system", content=template.system),
-                Message(role="user", content=template.render(**values)),
-            ),
-            temperature=0.0,
-            max_tokens=max_tokens,
-            json_schema=schema,
-        )
-        role = RECORD_PREFIX + prompt.removeprefix("build_")
-        return await ask_structured(
-            self.caller, self.backend, request, parse, role=role, reasks=self.settings.reasks
+        self, prompt: str, values: Mapping[str, str], answer: type[A], *, max_tokens: int
+    ) -> Structured[A]:
+        """Ask the model one templated question (temperature 0, so reruns hit the cache); the
+        role is `build:<prompt name without its build_ prefix>`."""
+        self.prompts.add(prompt_tag(prompt))
+        return await self.model.ask(
+            prompt_request(prompt, values, max_tokens=max_tokens),
+            answer,
+            role=RECORD_PREFIX + prompt.removeprefix("build_"),
+            reasks=self.settings.reasks,
         )
 
-    async def run(
-        self,
-        stage: str,
-        candidates: Sequence[C],
-        key: Callable[[C], str],
-        decide: Callable[[C], Awaitable[Decision[Any]]],
-    ) -> list[tuple[C, Any]]:
-        """Decide on every candidate (concurrently, up to the model's limit), record each
-        decision, count the stage, and return the kept candidates with their values, in order."""
-        tally = StageTally(stage)
+    async def decide(
+        self, stage: str, candidates: Sequence[Candidate], step: Step
+    ) -> list[tuple[Candidate, Any]]:
+        """Run `step` on every candidate (concurrently, up to the model's limit) as one
+        StageRun, record each decision under the candidate's key, count the stage, and return
+        the kept candidates with their values, in order."""
+        run = StageRun.begin(self.store, self.model.caller, self.progress)
         decisions: dict[int, Decision[Any]] = {}
-        self.progress.start(stage, len(candidates))
-        clock = StageClock(self.caller.counters)
 
         async def one(index: int) -> None:
-            decision = await decide(candidates[index])
+            decision = await step(self, candidates[index])
             decisions[index] = decision
             self.store.put_record(
                 RECORD_PREFIX + stage,
-                key(candidates[index]),
+                candidates[index].key,
                 {"kept": decision.kept, "reason": decision.reason, **decision.record},
             )
-            self.progress.advance(self.caller.counters)
 
-        await run_pool(range(len(candidates)), self.backend.max_concurrency, one)
+        await run.each(stage, range(len(candidates)), self.model.max_concurrency, one)
+        tally = StageTally(stage)
         kept = []
         for index, candidate in enumerate(candidates):
             tally.add(decisions[index])
             if decisions[index].kept:
                 kept.append((candidate, decisions[index].value))
-        self.counts.append(tally.count(clock))
+        self.counts.append(tally.count(run.clock))
         return kept
+
+
+Step = Callable[[BuildStages, Candidate], Awaitable[Decision[Any]]]
+"""A model-driven stage: its decision on one candidate."""

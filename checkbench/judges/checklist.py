@@ -4,21 +4,32 @@ log-prob mode. Unparseable or failed judgments become unscored verdicts, never p
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
+
+from pydantic import ValidationError, model_validator
 
 from checkbench.judges import render
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult
-from checkbench.prompts import Prompt, load_prompt
-from checkbench.schema import Check, Item, Message, Response, Verdict
-from checkbench.steps.ask import Unusable, ask_structured, extract_json
-from checkbench.steps.caller import Caller
+from checkbench.schema import Check, Item, Response, Verdict
+from checkbench.steps.answers import (
+    Answer,
+    Keyed,
+    Unusable,
+    YesNo,
+    extract_json,
+    keyed,
+    text,
+    yes_no,
+)
+from checkbench.steps.model import StepModel
+from checkbench.steps.prompting import prompt_request
 
 JUDGE = "judge"
 REASON_CHARS = 300
 Mode = Literal["text", "logprob"]
-_YES = {"yes", "y", "true", "是", "pass"}
-_NO = {"no", "n", "false", "否", "fail"}
 
 
 @dataclass(frozen=True)
@@ -37,82 +48,80 @@ def judge_name(backend: ChatBackend, settings: JudgeSettings) -> str:
     return backend.name if settings.mode == "text" else f"{backend.name}#logprob"
 
 
-def verdict_schema(check_ids: list[str]) -> dict[str, Any]:
-    """One required property per check id, so constrained decoders emit each exactly once."""
-    entry = {
-        "type": "object",
-        "properties": {
-            "reason": {"type": "string", "maxLength": REASON_CHARS},
-            "verdict": {"type": "string", "enum": ["yes", "no"]},
-        },
-        "required": ["reason", "verdict"],
-        "additionalProperties": False,
-    }
-    return {
-        "type": "object",
-        "properties": {check_id: entry for check_id in check_ids},
-        "required": check_ids,
-        "additionalProperties": False,
-    }
+class CheckVerdict(Answer):
+    """The verdict on one check, with its reason (a verdict given without one still counts)."""
+
+    reason: text(REASON_CHARS) = ""
+    verdict: YesNo
+
+    def pair(self) -> tuple[bool, str]:
+        return self.verdict == "yes", self.reason
 
 
-def _prompt(item: Item, settings: JudgeSettings, kind: str) -> Prompt:
-    language = render.language_of(item.meta.get("language"), settings.language)
-    return load_prompt(f"{kind}_{language}")
+def by_check_id(data: Any, check_ids: Sequence[str]) -> Any:
+    """A judge's entries keyed by check id: {"c1": {...}} as it is, {"checks": [...]} or a list
+    of {"id": "c1", ...} keyed by their ids. Ids not asked about are left out; a repeated id
+    keeps its first entry."""
+    if isinstance(data, dict) and isinstance(data.get("checks"), list):
+        data = data["checks"]
+    if isinstance(data, list):
+        listed: dict[str, Any] = {}
+        for entry in data:
+            if isinstance(entry, dict):
+                rest = {key: value for key, value in entry.items() if key != "id"}
+                listed.setdefault(str(entry.get("id")), rest)
+        data = listed
+    if isinstance(data, dict):
+        return {str(key): entry for key, entry in data.items() if str(key) in check_ids}
+    return data
+
+
+class Verdicts(Keyed):
+    """One verdict per check id, each required, so constrained decoders emit each exactly once."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _by_id(cls, data: Any) -> Any:
+        return by_check_id(data, cls.keys())
+
+
+@cache
+def verdicts_answer(check_ids: tuple[str, ...]) -> type[Verdicts]:
+    """The answer to a checklist of these ids."""
+    return keyed("Verdicts", check_ids, CheckVerdict, base=Verdicts)
+
+
+def _prompt(item: Item, settings: JudgeSettings, kind: str) -> str:
+    return f"{kind}_{render.language_of(item.meta.get('language'), settings.language)}"
 
 
 def text_request(item: Item, content: str, settings: JudgeSettings) -> ChatRequest:
     """Instructions, then conversation and checklist (shared by all candidates), then the reply."""
-    prompt = _prompt(item, settings, "checklist_judge")
-    user = prompt.render(
-        conversation=render.conversation(item.messages),
-        reference=render.reference(item.reference),
-        checklist=render.checklist(item.checklist),
-        response=render.fence("reply", content),
-    )
-    return ChatRequest(
-        messages=(
-            Message(role="system", content=prompt.system),
-            Message(role="user", content=user),
-        ),
-        max_tokens=32 + settings.tokens_per_check * len(item.checklist),
-        json_schema=verdict_schema([c.id for c in item.checklist]),
-    )
-
-
-def _as_bool(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    word = str(value).strip().strip(".").lower()
-    return True if word in _YES else False if word in _NO else None
-
-
-def _entries(data: Any) -> list[tuple[str, Any]]:
-    """(check id, entry) pairs from {"c1": {...}}, {"checks": [{"id": "c1", ...}]} or a list."""
-    if isinstance(data, dict) and isinstance(data.get("checks"), list):
-        data = data["checks"]
-    if isinstance(data, list):
-        return [(str(e.get("id")), e) for e in data if isinstance(e, dict)]
-    if isinstance(data, dict):
-        return [(str(key), entry) for key, entry in data.items()]
-    return []
+    values = {
+        "conversation": render.conversation(item.messages),
+        "reference": render.reference(item.reference),
+        "checklist": render.checklist(item.checklist),
+        "response": render.fence("reply", content),
+    }
+    tokens = 32 + settings.tokens_per_check * len(item.checklist)
+    return prompt_request(_prompt(item, settings, "checklist_judge"), values, max_tokens=tokens)
 
 
 def parse_verdicts(
     raw: str, check_ids: list[str]
 ) -> tuple[dict[str, tuple[bool, str]], str | None]:
-    """Verdicts by check id from a judge's JSON answer, and what was wrong with it, if anything."""
+    """The usable verdicts by check id in a judge's answer, and what was wrong with it, if
+    anything: what an answer still unusable after the re-asks gives."""
     try:
-        data = extract_json(raw)
+        entries = by_check_id(extract_json(raw), check_ids)
     except Unusable as exc:
         return {}, str(exc)
     found: dict[str, tuple[bool, str]] = {}
-    for check_id, entry in _entries(data):
-        if check_id not in check_ids or check_id in found or not isinstance(entry, dict):
+    for check_id, entry in entries.items() if isinstance(entries, dict) else ():
+        try:
+            found[check_id] = CheckVerdict.model_validate(entry).pair()
+        except ValidationError:
             continue
-        verdict = _as_bool(entry.get("verdict"))
-        if verdict is not None:
-            found[check_id] = (verdict, str(entry.get("reason", "")))
     missing = [c for c in check_ids if c not in found]
     return found, (f"missing or invalid verdicts for {', '.join(missing)}" if missing else None)
 
@@ -141,26 +150,20 @@ class _Target:
 
 
 async def judge_text(
-    caller: Caller, backend: ChatBackend, item: Item, response: Response, settings: JudgeSettings
+    model: StepModel, item: Item, response: Response, settings: JudgeSettings
 ) -> list[Verdict]:
     """One call judges the whole checklist; a malformed answer is re-asked `reasks` times, and
     checks still without a usable verdict after that are stored unscored with the raw answer."""
     ids = [c.id for c in item.checklist]
-
-    def strict(raw: str) -> dict[str, tuple[bool, str]]:
-        found, problem = parse_verdicts(raw, ids)
-        if problem is not None:
-            raise Unusable(problem)
-        return found
-
     request = text_request(item, response.content or "", settings)
-    answer = await ask_structured(
-        caller, backend, request, strict, role=JUDGE, reasks=settings.reasks
+    answer = await model.ask(
+        request, verdicts_answer(tuple(ids)), role=JUDGE, reasks=settings.reasks
     )
-    found = answer.value
-    if found is None:
+    if answer.value is not None:
+        found = {key: entry.pair() for key, entry in answer.value.entries().items()}
+    else:
         found = parse_verdicts(answer.raw, ids)[0] if answer.raw is not None else {}
-    target = _Target(item, response, judge_name(backend, settings))
+    target = _Target(item, response, judge_name(model.backend, settings))
     return [
         target.verdict(c.id, *found[c.id])
         if c.id in found
@@ -171,17 +174,14 @@ async def judge_text(
 
 def logprob_request(item: Item, content: str, check: Check, settings: JudgeSettings) -> ChatRequest:
     """Everything but the check comes first, so the calls for one reply share their prefix."""
-    prompt = _prompt(item, settings, "check_logprob")
-    user = prompt.render(
-        conversation=render.conversation(item.messages),
-        response=render.fence("reply", content),
-        check=check.text,
-    )
-    return ChatRequest(
-        messages=(
-            Message(role="system", content=prompt.system),
-            Message(role="user", content=user),
-        ),
+    values = {
+        "conversation": render.conversation(item.messages),
+        "response": render.fence("reply", content),
+        "check": check.text,
+    }
+    return prompt_request(
+        _prompt(item, settings, "check_logprob"),
+        values,
         max_tokens=1,
         top_logprobs=settings.top_logprobs,
     )
@@ -193,23 +193,23 @@ def p_yes(result: ChatResult) -> float | None:
         return None
     yes = no = 0.0
     for token, logprob in result.logprobs[0].top.items():
-        word = token.strip().strip(".").lower()
-        if word in _YES:
+        word = yes_no(token)
+        if word is True:
             yes += math.exp(logprob)
-        elif word in _NO:
+        elif word is False:
             no += math.exp(logprob)
     return yes / (yes + no) if yes + no > 0 else None
 
 
 async def judge_logprob(
-    caller: Caller, backend: ChatBackend, item: Item, response: Response, settings: JudgeSettings
+    model: StepModel, item: Item, response: Response, settings: JudgeSettings
 ) -> list[Verdict]:
     """One single-token call per check; passed = P(yes) >= 0.5."""
-    target = _Target(item, response, judge_name(backend, settings))
+    target = _Target(item, response, judge_name(model.backend, settings))
     verdicts = []
     for check in item.checklist:
         request = logprob_request(item, response.content or "", check, settings)
-        outcome = await caller.call(backend, request, role=JUDGE)
+        outcome = await model.call(request, role=JUDGE)
         prob = p_yes(outcome.result) if outcome.result is not None else None
         if prob is not None:
             verdict = target.verdict(check.id, prob >= 0.5, f"P(yes) = {prob:.3f}", p_yes=prob)
@@ -223,12 +223,12 @@ async def judge_logprob(
 
 
 async def judge_response(
-    caller: Caller, backend: ChatBackend, item: Item, response: Response, settings: JudgeSettings
+    model: StepModel, item: Item, response: Response, settings: JudgeSettings
 ) -> list[Verdict]:
     """Verdicts for every check of one response; a failed response is unscored, not judged."""
     if response.error is not None or response.content is None:
-        target = _Target(item, response, judge_name(backend, settings))
+        target = _Target(item, response, judge_name(model.backend, settings))
         return target.unscored(f"unscored: the candidate produced no response ({response.error})")
     if settings.mode == "logprob":
-        return await judge_logprob(caller, backend, item, response, settings)
-    return await judge_text(caller, backend, item, response, settings)
+        return await judge_logprob(model, item, response, settings)
+    return await judge_text(model, item, response, settings)

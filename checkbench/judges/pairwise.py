@@ -15,59 +15,39 @@ from typing import Any
 from checkbench.judges import render
 from checkbench.judges.checklist import JUDGE
 from checkbench.llm.base import ChatBackend, ChatRequest
-from checkbench.prompts import load_prompt
-from checkbench.schema import Item, Message, PairVerdict, Response, Winner
-from checkbench.steps.ask import Unusable, ask_structured, extract_json
+from checkbench.schema import Item, PairVerdict, Response, Winner
+from checkbench.steps.answers import Answer, choice, text
 from checkbench.steps.caller import Caller
+from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
+from checkbench.steps.prompting import prompt_request, prompt_tag
 from checkbench.steps.stage import StageRun, StageSummary
 from checkbench.store import RunStore
 
 PROMPT = "pairwise_judge_en"
 RECORD_KIND = "pairwise"
 REASON_CHARS = 200
-_WINNERS: dict[str, Winner] = {"a": "a", "b": "b", "tie": "tie"}
+SHOWN: dict[str, Winner] = {"A": "a", "B": "b", "tie": "tie"}
+"""The winner as the judge names it (the reply shown first is A) -> the pair's winner."""
 
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "reason": {"type": "string", "maxLength": REASON_CHARS},
-        "winner": {"type": "string", "enum": ["A", "B", "tie"]},
-    },
-    "required": ["reason", "winner"],
-    "additionalProperties": False,
-}
+
+class PairAnswer(Answer):
+    """Which reply follows the instruction better, with a short reason."""
+
+    reason: text(REASON_CHARS) = ""
+    winner: choice(tuple(SHOWN))
 
 
 def pairwise_request(item: Item, first: str, second: str) -> ChatRequest:
     """Instructions, conversation and checklist first (shared by every pair of the item), then
     the two replies in the order shown."""
-    prompt = load_prompt(PROMPT)
-    user = prompt.render(
-        conversation=render.conversation(item.messages),
-        checklist=render.checklist(item.checklist),
-        response_a=render.fence("reply A", first),
-        response_b=render.fence("reply B", second),
-    )
-    return ChatRequest(
-        messages=(
-            Message(role="system", content=prompt.system),
-            Message(role="user", content=user),
-        ),
-        max_tokens=32 + REASON_CHARS // 2,
-        json_schema=SCHEMA,
-    )
-
-
-def parse_pairwise(raw: str) -> tuple[Winner, str]:
-    """(winner, reason) from a judge's JSON answer; Unusable says what is wrong with it."""
-    data = extract_json(raw)
-    if not isinstance(data, dict):
-        raise Unusable("expected a JSON object with 'reason' and 'winner'")
-    winner = _WINNERS.get(str(data.get("winner", "")).strip().lower())
-    if winner is None:
-        raise Unusable(f'\'winner\' must be "A", "B" or "tie", got {data.get("winner")!r}')
-    return winner, str(data.get("reason", ""))
+    values = {
+        "conversation": render.conversation(item.messages),
+        "checklist": render.checklist(item.checklist),
+        "response_a": render.fence("reply A", first),
+        "response_b": render.fence("reply B", second),
+    }
+    return prompt_request(PROMPT, values, max_tokens=32 + REASON_CHARS // 2)
 
 
 @dataclass(frozen=True)
@@ -88,24 +68,24 @@ class PairJob:
         return json.dumps([judge, self.item.id, self.first.model, self.second.model])
 
 
-async def judge_pair(
-    caller: Caller, backend: ChatBackend, job: PairJob, *, reasks: int = 2
-) -> PairVerdict:
+async def judge_pair(model: StepModel, job: PairJob, *, reasks: int = 2) -> PairVerdict:
     """Judge one ordered pair; an answer still unusable after the re-asks is unscored."""
     request = pairwise_request(job.item, job.first.content or "", job.second.content or "")
-    answer = await ask_structured(
-        caller, backend, request, parse_pairwise, role=JUDGE, reasks=reasks
-    )
+    answer = await model.ask(request, PairAnswer, role=JUDGE, reasks=reasks)
     if answer.value is None:
         return job.verdict(
-            backend.name,
+            model.name,
             winner=None,
             reason=f"unscored: {answer.problem}",
             raw=answer.raw,
             attempts=answer.attempts,
         )
-    winner, reason = answer.value
-    return job.verdict(backend.name, winner=winner, reason=reason, attempts=answer.attempts)
+    return job.verdict(
+        model.name,
+        winner=SHOWN[answer.value.winner],
+        reason=answer.value.reason,
+        attempts=answer.attempts,
+    )
 
 
 def both_orders(item: Item, x: Response, y: Response) -> list[PairJob]:
@@ -130,8 +110,9 @@ async def judge_pairs(
 ) -> StageSummary:
     """Judge every ordered pair not yet judged usably by this judge; rerunning resumes."""
     stage = StageRun.begin(store, caller, progress)
+    model = stage.model(backend)
     judges = store.get_meta("pairwise_judges", {})
-    judges[backend.name] = {"prompts": [load_prompt(PROMPT).tag]}
+    judges[backend.name] = {"prompts": [prompt_tag(PROMPT)]}
     store.set_meta("pairwise_judges", judges)
     done = {
         (v.item_id, v.a, v.b)
@@ -143,7 +124,7 @@ async def judge_pairs(
 
     async def judge_one(job: PairJob) -> None:
         nonlocal unscored
-        verdict = await judge_pair(stage.caller, backend, job, reasks=reasks)
+        verdict = await judge_pair(model, job, reasks=reasks)
         store.put_record(RECORD_KIND, job.key(backend.name), verdict.model_dump())
         unscored += verdict.winner is None
 

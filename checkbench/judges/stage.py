@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from checkbench.judges.checklist import JudgeSettings, judge_name, judge_response
 from checkbench.llm.base import ChatBackend
-from checkbench.prompts import load_prompt
 from checkbench.schema import Response
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
+from checkbench.steps.prompting import prompt_tag
 from checkbench.steps.stage import StageRun, StageSummary
 from checkbench.store import RunStore
 
@@ -18,7 +18,7 @@ def _record_judge(store: RunStore, judge: str, settings: JudgeSettings) -> None:
     judges = store.get_meta("judges", {})
     judges[judge] = {
         "mode": settings.mode,
-        "prompts": [load_prompt(f"{kind}_{lang}").tag for lang in ("en", "zh")],
+        "prompts": [prompt_tag(f"{kind}_{lang}") for lang in ("en", "zh")],
     }
     store.set_meta("judges", judges)
 
@@ -34,6 +34,7 @@ async def judge_responses(
     """Judge every response not yet fully scored by this judge; rerunning resumes."""
     settings = settings or JudgeSettings()
     stage = StageRun.begin(store, caller, progress)
+    model = stage.model(backend)
     judge = judge_name(backend, settings)
     _record_judge(store, judge, settings)
     items = {item.id: item for item in store.items() if item.checklist}
@@ -44,9 +45,7 @@ async def judge_responses(
 
     async def judge_one(response: Response) -> None:
         nonlocal unscored
-        verdicts = await judge_response(
-            stage.caller, backend, items[response.item_id], response, settings
-        )
+        verdicts = await judge_response(model, items[response.item_id], response, settings)
         store.put_verdicts(verdicts)
         unscored += any(v.passed is None for v in verdicts)
 

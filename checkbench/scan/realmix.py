@@ -22,6 +22,7 @@ import hashlib
 import random
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -29,26 +30,15 @@ from pydantic import BaseModel
 from checkbench.errors import InputError
 from checkbench.llm.base import ChatBackend
 from checkbench.prompts import fence
-from checkbench.scan.domains import OTHER
+from checkbench.scan.domains import DOMAIN_FACET, OTHER
 from checkbench.scan.navigate import TAXONOMY_FACET
-from checkbench.scan.tagging import DOMAIN_FACET
 from checkbench.scan.tree import SEP, Taxonomy, TaxonomyError, lineage, normalize_path
 from checkbench.schema import Item, Message
-from checkbench.steps.ask import Unusable
+from checkbench.steps.answers import Answer, YesNo, answer_model, text
 from checkbench.steps.caller import Caller
+from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
-from checkbench.steps.prompting import (
-    Asker,
-    choice,
-    failed_outcome,
-    field,
-    json_object,
-    prompt_request,
-    prompt_tag,
-    query_text,
-    strict_object,
-    text,
-)
+from checkbench.steps.prompting import failed_outcome, prompt_request, prompt_tag, query_text
 from checkbench.steps.stage import StageRun, StageSummary
 from checkbench.store import RunStore
 
@@ -110,21 +100,18 @@ def _normalized(query: str) -> str:
     return " ".join(query.casefold().split())
 
 
-def parse_query(raw: str) -> str:
-    """The new query of a synthesis answer; Unusable when it is empty."""
-    query = field(json_object(raw), "query", str).strip()
-    if not query:
-        raise Unusable("'query' is empty")
-    return query
+@cache
+def query_answer(analysis_chars: int, query_chars: int) -> type[Answer]:
+    """An analysis of the reference and the other queries, and the new query."""
+    return answer_model(
+        "NewQuery", analysis=(text(analysis_chars), ""), query=text(query_chars, min_chars=1)
+    )
 
 
-def parse_verdict(raw: str) -> tuple[bool, str]:
-    """(accepted, reason) of a quality answer; Unusable unless the verdict is yes or no."""
-    data = json_object(raw)
-    verdict = field(data, "verdict", str).strip().lower()
-    if verdict not in ("yes", "no"):
-        raise Unusable('\'verdict\' must be "yes" or "no"')
-    return verdict == "yes", str(data.get("reason", ""))
+@cache
+def quality_answer(reason_chars: int) -> type[Answer]:
+    """Whether the new query is usable, with a reason."""
+    return answer_model("Quality", reason=(text(reason_chars), ""), verdict=YesNo)
 
 
 def _check_tags(items: list[Item], taxonomy: Taxonomy) -> None:
@@ -146,15 +133,9 @@ class _Mix:
     """The items, who is tagged where, and the model calls of one synthesis."""
 
     def __init__(
-        self,
-        caller: Caller,
-        backend: ChatBackend,
-        items: list[Item],
-        taxonomy: Taxonomy,
-        settings: MixSettings,
+        self, model: StepModel, items: list[Item], taxonomy: Taxonomy, settings: MixSettings
     ) -> None:
-        self.backend, self.taxonomy, self.settings = backend, taxonomy, settings
-        self.ask = Asker(caller, backend, ROLE, settings.reasks)
+        self.model, self.taxonomy, self.settings = model, taxonomy, settings
         self.items = list(items)
         self.real = [item for item in items if META_KEY not in item.meta]
         self.seen = {_normalized(item.messages[-1].content) for item in items}
@@ -196,39 +177,34 @@ class _Mix:
             )
             or "(none)",
         }
-        schema = strict_object(
-            {"analysis": text(s.analysis_chars), "query": text(s.new_query_chars)}
-        )
         request = prompt_request(
             "scan_realmix",
             values,
-            schema=schema,
             max_tokens=32 + (s.analysis_chars + s.new_query_chars) // 2,
             temperature=s.temperature,
             seed=rng.randrange(2**31),
         )
-        made = await self.ask(request, parse_query)
+        answer = query_answer(s.analysis_chars, s.new_query_chars)
+        made = await self.model.ask(request, answer, role=ROLE, reasks=s.reasks)
         if made.value is None:
             return record | failed_outcome(made), None
-        record["query"] = made.value
-        if _normalized(made.value) in self.seen:
+        query = record["query"] = made.value.query
+        if _normalized(query) in self.seen:
             return record | {"outcome": "duplicate"}, None
-        values = {"target": self._target(job.leaf), "query": fence("request", made.value)}
-        schema = strict_object({"reason": text(s.reason_chars), "verdict": choice(["yes", "no"])})
-        request = prompt_request(
-            "scan_quality", values, schema=schema, max_tokens=32 + s.reason_chars // 2
-        )
-        judged = await self.ask(request, parse_verdict)
+        values = {"target": self._target(job.leaf), "query": fence("request", query)}
+        request = prompt_request("scan_quality", values, max_tokens=32 + s.reason_chars // 2)
+        answer = quality_answer(s.reason_chars)
+        judged = await self.model.ask(request, answer, role=ROLE, reasks=s.reasks)
         if judged.value is None:
             return record | failed_outcome(judged), None
-        accepted, reason = judged.value
-        record["quality"] = {"verdict": "yes" if accepted else "no", "reason": reason}
-        if not accepted:
+        verdict = judged.value.verdict
+        record["quality"] = {"verdict": verdict, "reason": judged.value.reason}
+        if verdict == "no":
             return record | {"outcome": "rejected"}, None
-        if _normalized(made.value) in self.seen:  # a twin accepted meanwhile
+        if _normalized(query) in self.seen:  # a twin accepted meanwhile
             return record | {"outcome": "duplicate"}, None
-        self.seen.add(_normalized(made.value))
-        return record | {"outcome": "accepted"}, self._item(made.value, record)
+        self.seen.add(_normalized(query))
+        return record | {"outcome": "accepted"}, self._item(query, record)
 
     def _item(self, query: str, record: dict[str, Any]) -> Item:
         digest = hashlib.sha256(query.encode("utf-8")).hexdigest()[:12]
@@ -242,7 +218,7 @@ class _Mix:
                 META_KEY: provenance
                 | {
                     "quality": record["quality"]["reason"],
-                    "model": self.backend.name,
+                    "model": self.model.name,
                     "prompts": [prompt_tag("scan_realmix"), prompt_tag("scan_quality")],
                 }
             },
@@ -264,7 +240,7 @@ async def realmix(
     _check_tags(items, taxonomy)
     store.add_items(items)
     stage = StageRun.begin(store, caller, progress)
-    mix = _Mix(stage.caller, backend, items, taxonomy, settings)
+    mix = _Mix(stage.model(backend), items, taxonomy, settings)
     leaves = [leaf for leaf in taxonomy.leaves() if leaf != OTHER]
     short_before = sum(mix.count(leaf) < settings.min_per_leaf for leaf in leaves)
     no_reference = [leaf for leaf in leaves if not mix.references(leaf)]

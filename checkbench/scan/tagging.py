@@ -19,37 +19,26 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
 
 from checkbench.llm.base import ChatBackend, ChatRequest
 from checkbench.prompts import fence
-from checkbench.scan.domains import DOMAINS, OTHER
+from checkbench.scan.domains import DOMAIN_FACET, DOMAINS, OTHER
 from checkbench.scan.navigate import TAXONOMY_FACET
 from checkbench.scan.tree import SEP, Taxonomy, lineage
 from checkbench.schema import Item
-from checkbench.steps.ask import Unusable
+from checkbench.steps.answers import Answer, answer_model, choice, listing, text
 from checkbench.steps.caller import Caller
+from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
-from checkbench.steps.prompting import (
-    Asker,
-    bounded_array,
-    choice,
-    fenced_list,
-    field,
-    json_object,
-    prompt_request,
-    prompt_tag,
-    query_text,
-    strict_object,
-    text,
-)
+from checkbench.steps.prompting import fenced_list, prompt_request, prompt_tag, query_text
 from checkbench.steps.stage import StageRun, StageSummary
 from checkbench.store import RunStore
 
 ROLE = "tagging"
-DOMAIN_FACET = "domain"
 META_KEY = "scan_tagging"
 RECORD_KIND = "tagging"
 
@@ -84,24 +73,32 @@ class TagResult:
     summary: StageSummary
 
 
-def parse_domain(raw: str) -> str:
-    """The domain of an answer; Unusable unless it is one of the seven."""
-    domain = field(json_object(raw), "domain", str).strip().lower()
-    if domain not in DOMAINS:
-        raise Unusable(f"'domain' must be one of {', '.join(DOMAINS)}")
-    return domain
+@cache
+def domain_answer(reason_chars: int) -> type[Answer]:
+    """A reason and one of the seven domains."""
+    return answer_model("Domain", reason=(text(reason_chars), ""), domain=choice(DOMAINS))
 
 
-def parse_paths(raw: str, options: list[str], max_tags: int) -> list[str]:
-    """The chosen paths of an answer ([] for "other"); Unusable for an unknown label or too
-    many of them."""
-    labels = field(json_object(raw), "tags", list)
-    if len(labels) > max_tags:
-        raise Unusable(f"choose at most {max_tags} nodes")
-    unknown = [label for label in labels if label != OTHER and label not in options]
-    if unknown:
-        raise Unusable(f'not taxonomy paths: {unknown}; use the paths listed or "other"')
-    return list(dict.fromkeys(label for label in labels if label != OTHER))
+class PathsAnswer(Answer):
+    """A reason and the chosen taxonomy paths (see `paths_answer`)."""
+
+    reason: str = ""
+    tags: list[str]
+
+    def paths(self) -> list[str]:
+        """The chosen paths, each once, without "other" (nothing fits)."""
+        return list(dict.fromkeys(label for label in self.tags if label != OTHER))
+
+
+@cache
+def paths_answer(options: tuple[str, ...], max_tags: int, reason_chars: int) -> type[PathsAnswer]:
+    """Up to `max_tags` of the paths `options`, or "other"."""
+    return answer_model(
+        "Paths",
+        PathsAnswer,
+        reason=(text(reason_chars), ""),
+        tags=listing(choice([*options, OTHER]), max_items=max_tags),
+    )
 
 
 def closure(taxonomy: Taxonomy, paths: list[str]) -> list[str]:
@@ -115,15 +112,12 @@ def _domain_request(item: Item, settings: TagSettings) -> ChatRequest:
         "domains": fenced_list("domains", [f"{name}: {about}" for name, about in DOMAINS.items()]),
         "query": fence("request", query_text(item, settings.query_chars)),
     }
-    schema = strict_object({"reason": text(settings.reason_chars), "domain": choice(list(DOMAINS))})
-    return prompt_request(
-        "scan_domain", values, schema=schema, max_tokens=40 + settings.reason_chars // 2
-    )
+    return prompt_request("scan_domain", values, max_tokens=40 + settings.reason_chars // 2)
 
 
 def _tags_request(
     item: Item, domain: str, taxonomy: Taxonomy, settings: TagSettings
-) -> tuple[list[str], ChatRequest]:
+) -> tuple[type[PathsAnswer], ChatRequest]:
     below = [(p, n) for p, n in taxonomy.walk() if p.startswith(domain + SEP)]
     values = {
         "query": fence("request", query_text(item, settings.query_chars)),
@@ -131,16 +125,11 @@ def _tags_request(
         "taxonomy": fenced_list("taxonomy", [f"{p}: {n.description}" for p, n in below]),
         "max_tags": str(settings.max_tags),
     }
-    options = [path for path, _ in below]
+    options = tuple(path for path, _ in below)
     longest = max(len(path) for path in options)
-    schema = strict_object(
-        {
-            "reason": text(settings.reason_chars),
-            "tags": bounded_array(choice([*options, OTHER]), max_items=settings.max_tags),
-        }
-    )
+    answer = paths_answer(options, settings.max_tags, settings.reason_chars)
     tokens = 40 + settings.reason_chars // 2 + settings.max_tags * (8 + longest // 2)
-    return options, prompt_request("scan_tagging", values, schema=schema, max_tokens=tokens)
+    return answer, prompt_request("scan_tagging", values, max_tokens=tokens)
 
 
 def _fallback(taxonomy: Taxonomy) -> list[str]:
@@ -149,14 +138,16 @@ def _fallback(taxonomy: Taxonomy) -> list[str]:
 
 
 async def tag_item(
-    caller: Caller, backend: ChatBackend, item: Item, taxonomy: Taxonomy, settings: TagSettings
+    model: StepModel, item: Item, taxonomy: Taxonomy, settings: TagSettings
 ) -> tuple[Item, dict[str, Any]]:
     """The item with its domain and taxonomy tags, and the record of how they were chosen."""
-    ask = Asker(caller, backend, ROLE, settings.reasks)
     tags = {k: v for k, v in item.tags.items() if k not in (DOMAIN_FACET, TAXONOMY_FACET)}
-    record: dict[str, Any] = {"model": backend.name, "problem": None}
-    answer = await ask(_domain_request(item, settings), parse_domain)
-    domain = answer.value
+    record: dict[str, Any] = {"model": model.name, "problem": None}
+    request = _domain_request(item, settings)
+    answer = await model.ask(
+        request, domain_answer(settings.reason_chars), role=ROLE, reasks=settings.reasks
+    )
+    domain = answer.value.domain if answer.value is not None else None
     if domain is None:
         record |= {"step": "domain", "problem": answer.problem, "raw": answer.raw}
     else:
@@ -168,14 +159,14 @@ async def tag_item(
         elif not node.children:
             tags[TAXONOMY_FACET] = [domain]
         else:
-            options, request = _tags_request(item, domain, taxonomy, settings)
-            chosen = await ask(request, lambda raw: parse_paths(raw, options, settings.max_tags))
+            paths, request = _tags_request(item, domain, taxonomy, settings)
+            chosen = await model.ask(request, paths, role=ROLE, reasks=settings.reasks)
             if chosen.value is None:
                 record |= {"step": "tags", "problem": chosen.problem, "raw": chosen.raw}
             else:
-                record["chosen"] = chosen.value or [OTHER]
-                tags[TAXONOMY_FACET] = closure(taxonomy, chosen.value) or [domain]
-    meta = {**item.meta, META_KEY: {"model": backend.name, "problem": record["problem"]}}
+                record["chosen"] = chosen.value.paths() or [OTHER]
+                tags[TAXONOMY_FACET] = closure(taxonomy, chosen.value.paths()) or [domain]
+    meta = {**item.meta, META_KEY: {"model": model.name, "problem": record["problem"]}}
     return item.model_copy(update={"tags": tags, "meta": meta}), record
 
 
@@ -194,13 +185,12 @@ async def tag_items(
     store.add_items(items)
     store.set_meta(META_KEY, {"prompts": [prompt_tag("scan_domain"), prompt_tag("scan_tagging")]})
     stage = StageRun.begin(store, caller, progress)
+    model = stage.model(backend)
     tagged: dict[str, Item] = {}
     records: dict[str, dict[str, Any]] = {}
 
     async def one(item: Item) -> None:
-        tagged[item.id], records[item.id] = await tag_item(
-            stage.caller, backend, item, taxonomy, settings
-        )
+        tagged[item.id], records[item.id] = await tag_item(model, item, taxonomy, settings)
         store.put_record(RECORD_KIND, item.id, records[item.id])
 
     await stage.each("taxonomy: tag", items, backend.max_concurrency, one)

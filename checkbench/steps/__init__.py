@@ -1,3 +1,3 @@
-"""The model-step kit: every model call of a run goes through a `Caller` (cache, limits,
-retries, accounting), structured answers are asked for with bounded re-asks, and a stage's
-work is counted and shown as it goes."""
+"""The model-step kit: a `StepModel` (a backend with the `Caller` its calls go through: cache,
+limits, retries, accounting) asks for answers typed by pydantic models (`answers`), with bounded
+re-asks; `StageRun` counts a stage's work and shows it as it goes."""

@@ -7,7 +7,9 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from checkbench.llm.base import ChatBackend
 from checkbench.steps.caller import CallCounters, Caller
+from checkbench.steps.model import StepModel
 from checkbench.steps.pool import run_pool
 from checkbench.steps.progress import ProgressSink
 from checkbench.store import RunStore
@@ -72,6 +74,10 @@ class StageRun:
         means no display."""
         caller = caller or Caller(store)
         return cls(caller, progress or ProgressSink(), StageClock(caller.counters))
+
+    def model(self, backend: ChatBackend) -> StepModel:
+        """`backend` with this stage's Caller."""
+        return StepModel(backend, self.caller)
 
     def advance(self) -> None:
         """One unit of work finished."""

@@ -6,6 +6,10 @@ import io
 from pathlib import Path
 
 from rich.console import Console
+from typer._click import Context
+from typer.core import TyperGroup
+from typer.main import get_command
+from typer.testing import CliRunner
 
 from checkbench.benchmarks import load_items
 from checkbench.cli.render import stage_line, usage_table
@@ -99,3 +103,32 @@ def test_generate_says_why_answers_failed(tmp_path: Path) -> None:
     reason = next(line for line in result.stdout.splitlines() if line.startswith("8 failed:"))
     assert "HTTP 401" in reason and "bad key" in reason
     assert (tmp_path / "run" / "run.sqlite").exists()
+
+
+def _command_paths(group: TyperGroup, ctx: Context, path: tuple[str, ...] = ()) -> list:
+    """Every command of the CLI, as the words that name it."""
+    found = []
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, TyperGroup):
+            found += _command_paths(command, Context(command, parent=ctx), (*path, name))
+        else:
+            found.append((*path, name))
+    return found
+
+
+def test_help_lists_choices_and_shows_no_placeholder_for_flags() -> None:
+    from checkbench.cli import app, commands  # noqa: F401  (registers the commands)
+
+    root = get_command(app)
+    assert isinstance(root, TyperGroup)
+    paths = _command_paths(root, Context(root))
+    assert ("taxonomy", "navigate") in paths and ("build", "filter") in paths
+    runner = CliRunner()
+    for path in [(), *paths]:
+        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (path, result.output)
+        assert "--help" in result.output and "<bool>" not in result.output, path
+    board = runner.invoke(app, ["leaderboard", "--help"], env={"COLUMNS": "200"}).output
+    assert "<zero|exclude>" in board and "--judge-id" in board
+    assert "<text|logprob>" in runner.invoke(app, ["judge", "--help"]).output

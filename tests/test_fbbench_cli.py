@@ -71,9 +71,9 @@ def test_run_end_to_end_on_the_embedded_model_then_resume_and_logprob_judge(tmp_
     logprob = run_cli("judge", str(run_dir), "--mode", "logprob")
     assert logprob.returncode == 0, logprob.stderr
     ambiguous = run_cli("leaderboard", str(run_dir))
-    assert ambiguous.returncode == 2 and "choose a judge with --judge" in ambiguous.stderr
+    assert ambiguous.returncode == 2 and "choose a judge with --judge-id" in ambiguous.stderr
     judge = "local:SmolLM2-135M-Instruct.Q4_1#logprob"
-    [lp_row] = _board(run_dir, "--judge", judge)
+    [lp_row] = _board(run_dir, "--judge-id", judge)
     assert lp_row["n"] == 8
     with sqlite3.connect(run_dir / "run.sqlite") as db:
         p_yes = [

@@ -147,3 +147,34 @@ def test_written_files_get_ordinary_permissions(tmp_path: Path) -> None:
     path = tmp_path / "out.jsonl"
     write_jsonl(path, [{"a": 1}])
     assert path.stat().st_mode & 0o644 == 0o644
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "choices"),
+    [
+        (["leaderboard", "RUN", "--unscored", "maybe"], "--unscored", "zero, exclude"),
+        (["judge", "RUN", "--mode", "fast"], "--mode", "text, logprob"),
+        (["meta", "FILE", "--paradigm", "all"], "--paradigm", "verification, pairwise, both"),
+    ],
+)
+def test_a_bad_choice_is_one_line_naming_the_option_and_its_choices(
+    tmp_path: Path, args: list[str], option: str, choices: str
+) -> None:
+    result = run_cli(*args, cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"error: {option}: unknown ") and f"(choose {choices})" in line
+    assert "╭" not in result.stderr and "Usage:" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_other_usage_errors_are_one_line_too(tmp_path: Path) -> None:
+    missing = run_cli("generate", str(EXAMPLE), cwd=tmp_path)
+    assert missing.returncode == 2
+    assert missing.stderr.splitlines() == [
+        "error: Missing option '--out' / '-o'; see `checkbench generate --help`"
+    ]
+    unknown = run_cli("score", "RUN", "--judge", "local", cwd=tmp_path)
+    assert unknown.returncode == 2
+    [line] = unknown.stderr.splitlines()
+    assert line.startswith("error: No such option: --judge")

@@ -263,7 +263,7 @@ def test_judge_vs_human_agreement(
     assert row["kappa"]["value"] == pytest.approx(0.0)
     assert row["positive_f1"]["value"] == pytest.approx(2 / 5)
     assert row["negative_f1"]["value"] == 0.0
-    [one] = _json("agreement", str(run_dir), "--human", str(human), "--judge", "openai:beta")
+    [one] = _json("agreement", str(run_dir), "--human", str(human), "--judge-id", "openai:beta")
     assert one["judge"] == "openai:beta"
     assert _records(run_dir, "judge_agreement") == {r["judge"]: r for r in rows}
     table = run_cli("agreement", str(run_dir), "--human", str(human))
@@ -300,7 +300,7 @@ def test_agreement_needs_a_judge_of_the_run(
 ) -> None:
     run_dir, _ = scripted_run
     human = write_jsonl(tmp_path / "human.jsonl", HUMAN)
-    result = run_cli("agreement", str(run_dir), "--human", str(human), "--judge", "nobody")
+    result = run_cli("agreement", str(run_dir), "--human", str(human), "--judge-id", "nobody")
     assert result.returncode == 2 and "no verdicts by judge 'nobody'" in result.stderr
 
 

@@ -13,27 +13,34 @@ import typer
 from pydantic import ValidationError
 from rich.table import Table
 from typer import _click
-from typer.core import TyperGroup
 
 from checkbench import api
-from checkbench.cli import app
-from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, JsonMode, model_options
+from checkbench.cli import Group, app
+from checkbench.cli.options import (
+    AUTO_FORMAT,
+    DEFAULT_MODEL,
+    ApiKeyEnv,
+    BaseUrl,
+    Concurrency,
+    Format,
+    JsonMode,
+    JudgeModel,
+    Model,
+    model_options,
+)
 from checkbench.cli.render import console, print_usage
-from checkbench.convbench.pipeline import BuildSpec
-from checkbench.convbench.summary import REPORT_FILE, BuildSummary
+from checkbench.convbench.ingest import Format as LogFormat
+from checkbench.convbench.pipeline import Mode as Curation
+from checkbench.convbench.summary import REPORT_FILE
 from checkbench.errors import InputError
-from checkbench.fbbench.difficulty import DifficultyReport
-from checkbench.generate import GenerationSettings
 from checkbench.jsonl import field_path
 from checkbench.steps.progress import RichProgress
 from checkbench.store import RunStore
 
 FROM_LOGS = "from-logs"
-MODES = ("conv-to-bench", "feedback")
-LOG_FORMATS = ("auto", "openai", "sharegpt", "lmsys", "wildchat")
 
 
-class _LogsByDefault(TyperGroup):
+class _LogsByDefault(Group):
     """A group whose default command takes the arguments when they name no command."""
 
     def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
@@ -50,15 +57,11 @@ build_app = typer.Typer(
 )
 app.add_typer(build_app, name="build")
 
-Model = Annotated[
-    str, typer.Option("--model", "-m", help="Model that runs the stages: local or openai:NAME.")
-]
 
-
-def _spec(**fields: Any) -> BuildSpec:
+def _spec(**fields: Any) -> api.BuildSpec:
     """The build spec, with a bad combination of options reported as one located line."""
     try:
-        return BuildSpec(**fields)
+        return api.BuildSpec(**fields)
     except ValidationError as exc:
         field, message = field_path(exc)
         raise InputError(message, field=field) from None
@@ -78,21 +81,20 @@ def from_logs(
     vocab: Annotated[
         Path | None, typer.Option(help="Domain vocabulary file, one word a line.")
     ] = None,
-    model: Model = "local",
-    fmt: Annotated[
-        str, typer.Option("--format", help="Log format: auto, openai, sharegpt, lmsys, wildchat.")
-    ] = "auto",
+    model: Model = DEFAULT_MODEL,
+    log_format: Annotated[LogFormat, typer.Option("--format", help="Log format.")] = "auto",
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first malformed record.")
     ] = False,
     limit: Annotated[
         int | None, typer.Option(min=1, help="Read at most N conversations from each log.")
     ] = None,
-    curate: Annotated[
-        str,
+    curation: Annotated[
+        Curation,
         typer.Option(
+            "--curate",
             help="conv-to-bench (instruction + sourced checklist) or feedback (FB-Bench-style "
-            "samples from conversations where the assistant apologised)."
+            "samples from conversations where the assistant apologised).",
         ),
     ] = "conv-to-bench",
     k: Annotated[
@@ -116,17 +118,13 @@ def from_logs(
     json_mode: JsonMode = "schema",
 ) -> None:
     """Turn conversation logs into a benchmark and print what every stage kept and dropped."""
-    if curate not in MODES:
-        raise typer.BadParameter(f"must be one of {', '.join(MODES)}", param_hint="--curate")
-    if fmt not in LOG_FORMATS:
-        raise typer.BadParameter(f"must be one of {', '.join(LOG_FORMATS)}", param_hint="--format")
     spec = _spec(
         logs=logs,
-        mode=curate,
+        mode=curation,
         domain=domain,
         domain_description=domain_description,
         vocab=vocab,
-        fmt=fmt,
+        fmt=log_format,
         strict=strict,
         limit=limit,
         model=model,
@@ -152,7 +150,7 @@ def from_logs(
     )
 
 
-def print_build_report(report: BuildSummary) -> None:
+def print_build_report(report: api.BuildSummary) -> None:
     """One row per stage: seen, kept, dropped and why, model calls and cache hits."""
     table = Table(title=f"Build ({report.mode}, domain: {report.domain or 'any'})")
     table.add_column("stage")
@@ -189,12 +187,12 @@ def filter_easy(
         list[str], typer.Option("--weak-model", "-w", help="A weak model; repeat for several.")
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Filtered benchmark to write.")],
-    judge_model: Annotated[str, typer.Option("--judge", "-j", help="Judge model.")] = "local",
+    judge_model: JudgeModel = DEFAULT_MODEL,
     run_dir: Annotated[
         Path | None,
         typer.Option("--run", help="Keep the weak models' run here (resumable); default: temp."),
     ] = None,
-    fmt: Format = "auto",
+    format_: Format = AUTO_FORMAT,
     max_tokens: Annotated[
         int | None, typer.Option(min=1, help="Override the weak models' answer length.")
     ] = None,
@@ -212,15 +210,15 @@ def filter_easy(
             judge_model,
             out,
             run_dir=run_dir,
-            fmt=fmt,
-            settings=GenerationSettings(max_tokens=max_tokens),
+            fmt=format_.value,
+            settings=api.GenerationSettings(max_tokens=max_tokens),
             options=options,
             progress=progress,
         )
     print_difficulty(report, out)
 
 
-def print_difficulty(report: DifficultyReport, out: Path) -> None:
+def print_difficulty(report: api.DifficultyReport, out: Path) -> None:
     """What the post-filter kept and dropped."""
     aced = ", ".join(f"{model}: {n}" for model, n in report.full_scores.items())
     console.print(

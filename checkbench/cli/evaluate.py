@@ -9,8 +9,24 @@ from typing import Annotated
 import typer
 
 from checkbench import api
-from checkbench.cli import app
-from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, JsonMode, model_options
+from checkbench.cli import Group, app
+from checkbench.cli.options import (
+    AUTO_FORMAT,
+    DEFAULT_MODEL,
+    ApiKeyEnv,
+    AsJson,
+    BaseUrl,
+    Concurrency,
+    Format,
+    JsonMode,
+    JudgeId,
+    JudgeLanguage,
+    JudgeMode,
+    JudgeModel,
+    Models,
+    Unscored,
+    model_options,
+)
 from checkbench.cli.render import (
     console,
     exit_if_all_failed,
@@ -19,40 +35,12 @@ from checkbench.cli.render import (
     print_stages,
 )
 from checkbench.fbbench.scoring import FBBenchLeaderboard
-from checkbench.generate import GenerationSettings
-from checkbench.judges.checklist import JudgeSettings
 from checkbench.steps.progress import RichProgress
 
-import_app = typer.Typer(help="Bring existing results into a run.", no_args_is_help=True)
+import_app = typer.Typer(cls=Group, help="Bring existing results into a run.", no_args_is_help=True)
 app.add_typer(import_app, name="import")
 
-JudgeModel = Annotated[
-    str, typer.Option("--judge", "-j", help="Judge model: local, local:/x.gguf, openai:NAME.")
-]
-Mode = Annotated[
-    str, typer.Option(help="text (one JSON answer per response) or logprob (P(yes) per check).")
-]
-Language = Annotated[str, typer.Option(help="Judge prompt language: auto (the item's), en or zh.")]
-Policy = Annotated[
-    str,
-    typer.Option(
-        help="Unscored items count as 0 ('zero', as published) or are left out ('exclude')."
-    ),
-]
 BREAKDOWN_FACETS = ("task", "feedback_type", "deficiency")
-
-
-def _judge_settings(mode: str, language: str) -> JudgeSettings:
-    if mode not in ("text", "logprob"):
-        raise typer.BadParameter("must be 'text' or 'logprob'", param_hint="--mode")
-    if language not in ("auto", "en", "zh"):
-        raise typer.BadParameter("must be 'auto', 'en' or 'zh'", param_hint="--language")
-    return JudgeSettings(mode=mode, language=language)  # type: ignore[arg-type]
-
-
-def _check_policy(policy: str) -> None:
-    if policy not in ("zero", "exclude"):
-        raise typer.BadParameter("must be 'zero' or 'exclude'", param_hint="--unscored")
 
 
 def _show(board: FBBenchLeaderboard, as_json: bool, breakdowns: bool) -> None:
@@ -67,16 +55,16 @@ def _show(board: FBBenchLeaderboard, as_json: bool, breakdowns: bool) -> None:
 @app.command()
 def judge(
     run_dir: Annotated[Path, typer.Argument(help="Run directory made by `generate`.")],
-    judge_model: JudgeModel = "local",
-    mode: Mode = "text",
-    language: Language = "auto",
+    judge_model: JudgeModel = DEFAULT_MODEL,
+    judge_mode: JudgeMode = "text",
+    language: JudgeLanguage = "auto",
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     concurrency: Concurrency = 8,
     json_mode: JsonMode = "schema",
 ) -> None:
     """Judge every response of a run against its item's checklist."""
-    settings = _judge_settings(mode, language)
+    settings = api.JudgeSettings(mode=judge_mode, language=language)
     options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         summary = api.judge(
@@ -88,24 +76,19 @@ def judge(
 @app.command()
 def leaderboard(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with verdicts.")],
-    judge_id: Annotated[
-        str | None, typer.Option("--judge", help="Whose verdicts (default: the only judge).")
-    ] = None,
-    unscored: Policy = "zero",
+    judge_id: JudgeId = None,
+    unscored_policy: Unscored = "zero",
     stored_scores: Annotated[
         bool, typer.Option(help="Use imported files' own scores, not the verdicts.")
     ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print JSON, one object per model.")
-    ] = False,
+    as_json: AsJson = False,
     breakdowns: Annotated[bool, typer.Option(help="Also print breakdown tables.")] = True,
 ) -> None:
     """FB-Bench scores per model with 95% bootstrap intervals, n and unscored counts."""
-    _check_policy(unscored)
     board = api.leaderboard(
         run_dir,
         judge=judge_id,
-        policy=unscored,  # type: ignore[arg-type]
+        policy=unscored_policy,
         source="stored" if stored_scores else "verdicts",
     )
     _show(board, as_json, breakdowns)
@@ -115,43 +98,34 @@ def leaderboard(
 def run(
     bench: Annotated[Path, typer.Argument(help="Benchmark file.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory.")],
-    model: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--model",
-            "-m",
-            help="Candidate model: local, local:/x.gguf or openai:NAME; repeat (default: local).",
-        ),
-    ] = None,
-    judge_model: JudgeModel = "local",
-    fmt: Format = "auto",
+    model: Models = None,
+    judge_model: JudgeModel = DEFAULT_MODEL,
+    format_: Format = AUTO_FORMAT,
     max_tokens: Annotated[
         int | None, typer.Option(min=1, help="Override the answer length.")
     ] = None,
-    mode: Mode = "text",
-    language: Language = "auto",
-    unscored: Policy = "zero",
+    judge_mode: JudgeMode = "text",
+    language: JudgeLanguage = "auto",
+    unscored_policy: Unscored = "zero",
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     concurrency: Concurrency = 8,
     json_mode: JsonMode = "schema",
 ) -> None:
     """Generate, judge and print the leaderboard with breakdowns, in one go."""
-    _check_policy(unscored)
-    settings = _judge_settings(mode, language)
     options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         summaries, board = api.run(
             bench,
-            model or ["local"],
+            model or [DEFAULT_MODEL],
             judge_model,
             out,
-            fmt=fmt,
-            settings=GenerationSettings(max_tokens=max_tokens),
-            judge_settings=settings,
+            fmt=format_.value,
+            settings=api.GenerationSettings(max_tokens=max_tokens),
+            judge_settings=api.JudgeSettings(mode=judge_mode, language=language),
             options=options,
             progress=progress,
-            policy=unscored,  # type: ignore[arg-type]
+            policy=unscored_policy,
         )
     print_stages(out, summaries, failures=True)
     _show(board, False, True)

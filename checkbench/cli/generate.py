@@ -9,12 +9,18 @@ import typer
 
 from checkbench import api
 from checkbench.cli import app
-from checkbench.cli.options import ApiKeyEnv, BaseUrl, Concurrency, Format, JsonMode, model_options
-from checkbench.cli.render import (
-    exit_if_all_failed,
-    print_stages,
+from checkbench.cli.options import (
+    AUTO_FORMAT,
+    DEFAULT_MODEL,
+    ApiKeyEnv,
+    BaseUrl,
+    Concurrency,
+    Format,
+    JsonMode,
+    Models,
+    model_options,
 )
-from checkbench.generate import GenerationSettings
+from checkbench.cli.render import exit_if_all_failed, print_stages
 from checkbench.steps.progress import RichProgress
 
 
@@ -24,15 +30,8 @@ def generate(
         Path, typer.Argument(help="Benchmark file (JSONL of Items, or FB-Bench JSON).")
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory.")],
-    model: Annotated[
-        list[str],
-        typer.Option(
-            "--model",
-            "-m",
-            help="Candidate model: local, local:/x.gguf or openai:NAME; repeat for several.",
-        ),
-    ] = ["local"],  # noqa: B006 (typer reads the default)
-    fmt: Format = "auto",
+    model: Models = None,
+    format_: Format = AUTO_FORMAT,
     temperature: Annotated[
         float | None, typer.Option(help="Override the items' temperature.")
     ] = None,
@@ -46,14 +45,14 @@ def generate(
     json_mode: JsonMode = "schema",
 ) -> None:
     """Run one or more candidate models over the items of BENCH into a run directory."""
-    settings = GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed)
+    settings = api.GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed)
     options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         summary = api.generate(
             bench,
-            model or ["local"],
+            model or [DEFAULT_MODEL],
             out,
-            fmt=fmt,
+            fmt=format_.value,
             settings=settings,
             options=options,
             progress=progress,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Literal
 
 import typer
 
@@ -16,20 +16,25 @@ from checkbench.cli.meta_render import (
     print_judge_leaderboard,
     print_meta_report,
 )
-from checkbench.cli.options import ApiKeyEnv, AsJson, BaseUrl, Concurrency, JsonMode, model_options
+from checkbench.cli.options import (
+    SPECS,
+    ApiKeyEnv,
+    AsJson,
+    BaseUrl,
+    Concurrency,
+    JsonMode,
+    JudgeIds,
+    JudgeMode,
+    model_options,
+)
 from checkbench.cli.render import console, print_stages
-from checkbench.ifrewardbench.run import MetaSettings
-from checkbench.judges.checklist import JudgeSettings
+from checkbench.ifrewardbench.edges import NoEdges
+from checkbench.ifrewardbench.pairwise import Method
+from checkbench.ifrewardbench.run import PairScope, Paradigm
 from checkbench.steps.progress import RichProgress
 
 TITLE = "Judge meta-evaluation (IF-RewardBench metrics, 95% bootstrap intervals)"
-
-
-def _choice(value: str, choices: tuple[str, ...], flag: str) -> Any:
-    """The value, checked against the choices (typed by the setting it feeds)."""
-    if value not in choices:
-        raise typer.BadParameter(f"must be one of {', '.join(choices)}", param_hint=flag)
-    return value
+METHODS: dict[str, Method] = {"bradley-terry": "bradley_terry", "elo": "elo"}
 
 
 @app.command()
@@ -40,34 +45,35 @@ def meta(
         typer.Option(
             "--judge",
             "-j",
-            help="Judge model to run (local, local:/x.gguf, openai:NAME); repeat for a judge "
-            "leaderboard. Without it, the predictions in FILE are evaluated.",
+            help=f"Model to run as judge ({SPECS}); repeat for a judge leaderboard. Without "
+            "it, the predictions in FILE are evaluated.",
         ),
     ] = None,
-    mode: Annotated[
-        str, typer.Option(help="Verification judge: text (JSON verdicts) or logprob (P(yes)).")
-    ] = "text",
+    judge_mode: JudgeMode = "text",
     paradigm: Annotated[
-        str, typer.Option(help="verification (yes/no per constraint), pairwise, or both.")
+        Paradigm, typer.Option(help="Judge yes/no per constraint (verification), pairwise, both.")
     ] = "verification",
     method: Annotated[
-        str, typer.Option(help="Listwise ranking from pairwise judgments: bradley-terry or elo.")
+        Literal["bradley-terry", "elo"],
+        typer.Option(help="Listwise ranking from pairwise judgments."),
     ] = "bradley-terry",
-    pairs: Annotated[
-        str, typer.Option(help="Pairs to judge: all pairs of responses, or edges of the graph.")
+    pair_scope: Annotated[
+        PairScope,
+        typer.Option("--pairs", help="Pairs to judge: all pairs of responses, or graph edges."),
     ] = "all",
     ranking: Annotated[
-        str,
+        Literal["auto", "labels", "score"],
         typer.Option(
-            help="Without --judge: rank responses by pred_score ('score'), by the mean of "
-            "pred_labels ('labels'), or 'auto' (score when FILE has any)."
+            help="Without --judge: rank responses by pred_score (score), by the mean of "
+            "pred_labels (labels), or auto (score when FILE has any)."
         ),
     ] = "auto",
-    no_edges: Annotated[
-        str,
+    no_edges_policy: Annotated[
+        NoEdges,
         typer.Option(
-            help="Instructions without preference edges: 'exclude' from accuracy and tau_b, or "
-            "score them 'zero' (the released code)."
+            "--no-edges",
+            help="Instructions without preference edges: exclude them from accuracy and tau_b, "
+            "or score them zero (the released code).",
         ),
     ] = "exclude",
     out: Annotated[
@@ -88,23 +94,21 @@ def meta(
     Rankings: accuracy and Kendall tau_b over preference edges.
     Pairwise (--paradigm): both orders per pair, and the position-bias rate.
     """
-    no_edges = _choice(no_edges, ("exclude", "zero"), "--no-edges")
     if not judge:
-        chosen = _choice(ranking, ("auto", "labels", "score"), "--ranking")
         report = api.meta_report(
-            file, ranking=None if chosen == "auto" else chosen, no_edges=no_edges
+            file, ranking=None if ranking == "auto" else ranking, no_edges=no_edges_policy
         )
         if as_json:
             print(report.model_dump_json(indent=2))
         else:
             print_meta_report(report, f"{TITLE}: predictions in {file.name}")
         return
-    settings = MetaSettings(
-        paradigm=_choice(paradigm, ("verification", "pairwise", "both"), "--paradigm"),
-        judge=JudgeSettings(mode=_choice(mode, ("text", "logprob"), "--mode")),
-        method=_choice(method, ("bradley-terry", "elo"), "--method").replace("-", "_"),
-        pairs=_choice(pairs, ("all", "edges"), "--pairs"),
-        no_edges=no_edges,
+    settings = api.MetaSettings(
+        paradigm=paradigm,
+        judge=api.JudgeSettings(mode=judge_mode),
+        method=METHODS[method],
+        pairs=pair_scope,
+        no_edges=no_edges_policy,
     )
     options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
@@ -133,10 +137,7 @@ def agreement(
         Path,
         typer.Option(help="JSONL of human verdicts: item_id, model, check_id, passed."),
     ],
-    judge: Annotated[
-        list[str] | None,
-        typer.Option("--judge", help="Judge whose verdicts to compare; repeat (default: all)."),
-    ] = None,
+    judge_id: JudgeIds = None,
     as_json: AsJson = False,
 ) -> None:
     """Judges' agreement with human verdicts per check: consistency rate, kappa, F1.
@@ -144,7 +145,7 @@ def agreement(
     Consistency rate: FB-Bench's share of checks where judge and human agree.
     Every figure comes with a 95% bootstrap interval over items.
     """
-    results = api.judge_agreement(run_dir, human, judges=judge or ())
+    results = api.judge_agreement(run_dir, human, judges=judge_id or ())
     if as_json:
         print(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
     else:

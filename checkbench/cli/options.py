@@ -1,12 +1,81 @@
-"""Options shared by several commands."""
+"""Options shared by several commands, each defined once.
+
+A choice option is typed by the Literal of the setting it feeds (for benchmark formats, by an
+enum of the loaders), so typer checks its value and --help lists the choices. Name the
+parameter of a choice option after what it chooses (`unscored_policy`, `judge_mode`,
+`format_`): a bad value's one-line error calls it that.
+
+`--judge MODEL` always names a model to run as judge; `--judge-id ID` names a judge whose
+verdicts are already stored in the run (the id `checkbench judge` prints, e.g.
+`local:SmolLM2-135M-Instruct.Q4_1#logprob`).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from enum import StrEnum
+from typing import Annotated, Literal
 
 import typer
 
+from checkbench.benchmarks import LOADERS
+from checkbench.judges.checklist import Mode
+from checkbench.llm import JsonMode as JsonModeName
 from checkbench.llm import ModelOptions
+from checkbench.scoring import UnscoredPolicy
+
+DEFAULT_MODEL = "local"
+SPECS = "local, local:/x.gguf or openai:NAME"
+
+BenchFormat = StrEnum("BenchFormat", {name: name for name in ("auto", *LOADERS)})
+"""Benchmark formats: detected from the first record (auto), or one of the loaders."""
+AUTO_FORMAT = BenchFormat("auto")
+Language = Literal["auto", "en", "zh"]
+"""Judge prompt languages: the item's own (auto), or forced."""
+
+Model = Annotated[str, typer.Option("--model", "-m", help=f"Model: {SPECS}.")]
+Models = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--model", "-m", help=f"Candidate model: {SPECS}; repeat for several (default: local)."
+    ),
+]
+JudgeModel = Annotated[str, typer.Option("--judge", "-j", help=f"Model to run as judge: {SPECS}.")]
+
+
+def _judge_id_help(default: str) -> str:
+    return (
+        "A judge stored in the run, by its id (e.g. local:SmolLM2-135M-Instruct.Q4_1#logprob), "
+        f"whose verdicts to read (default: {default})."
+    )
+
+
+JudgeId = Annotated[
+    str | None, typer.Option("--judge-id", help=_judge_id_help("the run's only judge"))
+]
+JudgeIdOrAll = Annotated[str | None, typer.Option("--judge-id", help=_judge_id_help("every judge"))]
+JudgeIds = Annotated[
+    list[str] | None,
+    typer.Option("--judge-id", help=_judge_id_help("every judge") + " Repeat for several."),
+]
+Unscored = Annotated[
+    UnscoredPolicy,
+    typer.Option(
+        "--unscored",
+        help="Items left unscored by the judge count as 0 (zero, as FB-Bench publishes) or are "
+        "left out (exclude).",
+    ),
+]
+JudgeMode = Annotated[
+    Mode,
+    typer.Option(
+        "--mode", help="Judge with one JSON verdict per response (text) or P(yes) per check."
+    ),
+]
+JudgeLanguage = Annotated[
+    Language, typer.Option("--language", help="Judge prompt language: the item's (auto), en, zh.")
+]
+Format = Annotated[BenchFormat, typer.Option("--format", help="Benchmark format.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 BaseUrl = Annotated[
     str | None,
@@ -17,25 +86,21 @@ ApiKeyEnv = Annotated[
 ]
 Concurrency = Annotated[int, typer.Option(min=1, help="Concurrent requests per HTTP model.")]
 JsonMode = Annotated[
-    str,
+    JsonModeName,
     typer.Option(
-        help="How to ask HTTP models for JSON: 'schema' (json_schema, falls back to json_object "
-        "when refused) or 'object'."
+        help="How to ask HTTP models for JSON: schema (json_schema, falls back to json_object "
+        "when refused) or object."
     ),
 ]
-AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
-Format = Annotated[str, typer.Option("--format", help="Benchmark format: auto, native, fb-bench.")]
 
 
 def model_options(
-    base_url: str | None, api_key_env: str, concurrency: int, json_mode: str
+    base_url: str | None,
+    api_key_env: str,
+    concurrency: int,
+    json_mode: JsonModeName,
 ) -> ModelOptions:
     """ModelOptions from the shared command-line flags."""
-    if json_mode not in ("schema", "object"):
-        raise typer.BadParameter("must be 'schema' or 'object'", param_hint="--json-mode")
     return ModelOptions(
-        base_url=base_url,
-        api_key_env=api_key_env,
-        concurrency=concurrency,
-        json_mode=json_mode,  # type: ignore[arg-type]
+        base_url=base_url, api_key_env=api_key_env, concurrency=concurrency, json_mode=json_mode
     )

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from checkbench.fbbench.scoring import FBBenchLeaderboard
+from checkbench.fbbench.scoring import EC, RM, FBBenchLeaderboard
 from checkbench.steps.stage import StageSummary
 from checkbench.store import RunStore
 
@@ -101,13 +101,26 @@ def score_cell(score: float | None, ci: tuple[float, float] | None) -> str:
     return f"{score:.2f}\n[dim]{ci[0]:.1f}-{ci[1]:.1f}[/]" if ci else f"{score:.2f}"
 
 
+def _leaderboard_caption(board: FBBenchLeaderboard) -> str:
+    """What the scores count: unscored items, checks without a judgment entry, and whether
+    imported files' stored scores agree with the verdicts."""
+    parts = [
+        "EC = error correction, RM = response maintenance; unscored items "
+        + ("count as 0" if board.policy == "zero" else "are left out")
+    ]
+    unjudged = sum(row.unjudged_checks for row in board.rows)
+    if unjudged:
+        checks = f"{unjudged} check{'' if unjudged == 1 else 's'} without a judgment entry"
+        parts.append(f"{checks} counted as not met (as published)")
+    if board.score_mismatches is not None:
+        parts.append(f"stored scores differ from the verdicts' on {board.score_mismatches} records")
+    return "; ".join(parts)
+
+
 def print_leaderboard(board: FBBenchLeaderboard) -> None:
     """The FB-Bench leaderboard: headline scores with 95% intervals, n and unscored counts."""
     title = f"FB-Bench leaderboard, 95% bootstrap intervals (judge: {board.judge})"
-    caption = "EC = error correction, RM = response maintenance; unscored items " + (
-        "count as 0" if board.policy == "zero" else "are left out"
-    )
-    table = Table(title=title, caption=caption)
+    table = Table(title=title, caption=_leaderboard_caption(board))
     table.add_column("#", justify="right")
     table.add_column("model", overflow="fold")
     for column in ("EC", "RM", "overall", "n", "unscored"):
@@ -125,26 +138,30 @@ def print_leaderboard(board: FBBenchLeaderboard) -> None:
     console.print(table)
 
 
+def _shown_slices(board: FBBenchLeaderboard, facet: str) -> list[str]:
+    """The slices of a facet to print: "all" only where it is not just EC or RM again."""
+    present = {name for cells in board.breakdowns.values() for name in cells.get(facet, {})}
+    scenarios = [name for name in (EC, RM) if name in present]
+    return scenarios + (["all"] if "all" in present and len(scenarios) != 1 else [])
+
+
 def print_breakdowns(board: FBBenchLeaderboard, facets: tuple[str, ...]) -> None:
-    """One table per (scope, facet): rows are facet values, columns are models."""
+    """One table per (facet, slice): rows are facet values, columns are models; each cell is
+    the mean of the task means, as FB-Bench reports, with its number of items."""
     models = [row.model for row in board.rows]
-    if not models:
-        return
-    first = board.breakdowns[models[0]]
-    for scope, tables in first.items():
-        for facet in facets:
-            if facet not in tables:
-                continue
-            table = Table(title=f"{scope}: score by {facet.replace('_', ' ')}")
+    for facet in facets:
+        for name in _shown_slices(board, facet):
+            columns = [board.breakdowns[model].get(facet, {}).get(name, {}) for model in models]
+            values = sorted({value for column in columns for value in column})
+            label = "all items" if name == "all" else name
+            table = Table(title=f"{label}: score by {facet.replace('_', ' ')} (mean of task means)")
             table.add_column(facet, no_wrap=True)
             for model in models:
                 table.add_column(model, justify="right")
-            for value in tables[facet]:
-                cells = []
-                for model in models:
-                    cell = board.breakdowns[model].get(scope, {}).get(facet, {}).get(value)
-                    cells.append(
-                        f"{score_cell(cell.score, None)} [dim]n={cell.n}[/]" if cell else "-"
-                    )
-                table.add_row(value, *cells)
+            for value in values:
+                row = [
+                    f"{score_cell(cell.score, None)} [dim]n={cell.n}[/]" if cell else "-"
+                    for cell in (column.get(value) for column in columns)
+                ]
+                table.add_row(value, *row)
             console.print(table)

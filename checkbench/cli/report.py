@@ -9,16 +9,10 @@ import typer
 
 from checkbench import api
 from checkbench.cli import app
+from checkbench.cli.options import JudgeIdOrAll, Unscored
 from checkbench.cli.render import console
 
 RunDir = Annotated[Path, typer.Argument(help="Run directory.")]
-Judge = Annotated[
-    str | None, typer.Option("--judge", help="Report only this judge (default: every judge).")
-]
-Unscored = Annotated[
-    str,
-    typer.Option(help="Unscored items count as 0 ('zero', as published) or are left out."),
-]
 Prices = Annotated[
     list[str] | None,
     typer.Option(
@@ -39,8 +33,8 @@ def report(
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="HTML file (default RUN_DIR/report.html).")
     ] = None,
-    judge: Judge = None,
-    unscored: Unscored = "zero",
+    judge_id: JudgeIdOrAll = None,
+    unscored_policy: Unscored = "zero",
     price: Prices = None,
     taxonomy: TaxonomyFile = None,
 ) -> None:
@@ -48,8 +42,8 @@ def report(
     path = api.report(
         run_dir,
         out,
-        judge=judge,
-        policy=unscored,  # type: ignore[arg-type]
+        judge=judge_id,
+        policy=unscored_policy,
         prices=price or [],
         taxonomy=taxonomy,
     )
@@ -61,8 +55,8 @@ def report(
 def view(
     run_dir: RunDir,
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1.")] = 8765,
-    judge: Judge = None,
-    unscored: Unscored = "zero",
+    judge_id: JudgeIdOrAll = None,
+    unscored_policy: Unscored = "zero",
     price: Prices = None,
     taxonomy: TaxonomyFile = None,
 ) -> None:
@@ -77,8 +71,8 @@ def view(
     api.view(
         run_dir,
         port=port,
-        judge=judge,
-        policy=unscored,  # type: ignore[arg-type]
+        judge=judge_id,
+        policy=unscored_policy,
         prices=price or [],
         taxonomy=taxonomy,
         ready=ready,

@@ -10,11 +10,10 @@ from rich.table import Table
 
 from checkbench import api
 from checkbench.cli import app
+from checkbench.cli.options import AsJson, JudgeId, Unscored
 from checkbench.cli.render import console
-from checkbench.convbench.scoring import BenchScores
+from checkbench.convbench.scoring import BenchScores, CheckMode
 from checkbench.stats.estimate import Stat
-
-CHECK_MODES = ("instruction", "all")
 
 
 def _interval(low: float | None, high: float | None) -> str:
@@ -70,36 +69,25 @@ def print_scores(scores: BenchScores, reference: Path | None) -> None:
 @app.command()
 def score(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with verdicts.")],
-    judge_id: Annotated[
-        str | None, typer.Option("--judge", help="Whose verdicts (default: the only judge).")
-    ] = None,
-    checks: Annotated[
-        str, typer.Option(help="instruction (instruction-derived checks only) or all.")
+    judge_id: JudgeId = None,
+    check_mode: Annotated[
+        CheckMode,
+        typer.Option("--checks", help="Score instruction-derived checks only, or all checks."),
     ] = "all",
     reference: Annotated[
         Path | None,
         typer.Option(help="Reference leaderboard (JSON or CSV of model,score) to correlate with."),
     ] = None,
-    unscored: Annotated[
-        str, typer.Option(help="Items with unscored checks: 'exclude' (default) or 'zero'.")
-    ] = "exclude",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    unscored_policy: Unscored = "exclude",
+    as_json: AsJson = False,
 ) -> None:
     """Conv-to-Bench scores per model; rank agreement with a reference leaderboard.
 
     Scores come with 95% cluster-bootstrap intervals over instructions.
     With --reference: Spearman and Kendall correlations with its ranking.
     """
-    if checks not in CHECK_MODES:
-        raise typer.BadParameter("must be 'instruction' or 'all'", param_hint="--checks")
-    if unscored not in ("zero", "exclude"):
-        raise typer.BadParameter("must be 'zero' or 'exclude'", param_hint="--unscored")
     scores = api.score(
-        run_dir,
-        judge=judge_id,
-        checks=checks,  # type: ignore[arg-type]
-        reference=reference,
-        policy=unscored,  # type: ignore[arg-type]
+        run_dir, judge=judge_id, checks=check_mode, reference=reference, policy=unscored_policy
     )
     if as_json:
         print(scores.model_dump_json(indent=2))

@@ -12,26 +12,31 @@ from rich.markup import escape
 from rich.table import Table
 
 from checkbench import api
-from checkbench.cli import app
-from checkbench.cli.options import ApiKeyEnv, AsJson, BaseUrl, Concurrency, JsonMode, model_options
+from checkbench.cli import Group, app
+from checkbench.cli.options import (
+    DEFAULT_MODEL,
+    ApiKeyEnv,
+    AsJson,
+    BaseUrl,
+    Concurrency,
+    JsonMode,
+    JudgeId,
+    JudgeModel,
+    Model,
+    model_options,
+)
 from checkbench.cli.render import console, print_stages, score_cell
 from checkbench.errors import CheckbenchError
-from checkbench.judges.pc2 import PC2Report, PC2Settings
-from checkbench.llm import open_backend
-from checkbench.scan.builder import TaxBuilderSettings
-from checkbench.scan.navigate import (
-    NavigationSettings,
-    divergent_view,
-    nodes_view,
-    profile_view,
-)
+from checkbench.judges.pc2 import Mode as PC2Mode
+from checkbench.judges.pc2 import PC2Report
+from checkbench.llm import backend_name
+from checkbench.scan.navigate import divergent_view, nodes_view, profile_view
 from checkbench.scan.prune import prune
-from checkbench.scan.realmix import MixSettings
-from checkbench.scan.tagging import TagSettings
 from checkbench.scan.tree import Taxonomy, diff, load_taxonomy, tree_view
 from checkbench.steps.progress import RichProgress
 
 taxonomy_app = typer.Typer(
+    cls=Group,
     help="Capability taxonomies (SCAN): build, tag, synthesize, judge with PC^2, navigate.",
     no_args_is_help=True,
 )
@@ -41,9 +46,6 @@ TaxonomyFile = Annotated[Path, typer.Argument(help="Taxonomy JSON file.")]
 TaxonomyOption = Annotated[Path, typer.Option("--taxonomy", "-t", help="Taxonomy JSON file.")]
 RunDir = Annotated[Path, typer.Option("--out", "-o", help="Run directory (resumable).")]
 BenchOut = Annotated[Path, typer.Option("--bench-out", help="Where to write the items (JSONL).")]
-Model = Annotated[
-    str, typer.Option("--model", "-m", help="Model: local, local:/x.gguf or openai:NAME.")
-]
 ReasonChars = Annotated[
     int, typer.Option(min=0, help="Length cap of the model's reasons (shorter is cheaper).")
 ]
@@ -109,7 +111,7 @@ def build(
     taxonomy_out: Annotated[
         Path, typer.Option("--taxonomy-out", help="Where to write the pruned taxonomy.")
     ],
-    model: Model = "local",
+    model: Model = DEFAULT_MODEL,
     seed_taxonomy: Annotated[
         Path | None,
         typer.Option(help="Taxonomy to grow (default: the seven SCAN domains)."),
@@ -123,7 +125,7 @@ def build(
     json_mode: JsonMode = "schema",
 ) -> None:
     """Grow a capability taxonomy from real queries (TaxBuilder); rerunning resumes."""
-    settings = TaxBuilderSettings(max_tags=max_tags, reason_chars=reason_chars, refine=refine)
+    settings = api.TaxBuilderSettings(max_tags=max_tags, reason_chars=reason_chars, refine=refine)
     options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         result = api.taxonomy_build(
@@ -154,7 +156,7 @@ def tag(
     taxonomy: TaxonomyOption,
     out: RunDir,
     bench_out: BenchOut,
-    model: Model = "local",
+    model: Model = DEFAULT_MODEL,
     max_tags: Annotated[int, typer.Option(min=1, help="Taxonomy nodes per item.")] = 4,
     reason_chars: ReasonChars = 160,
     base_url: BaseUrl = None,
@@ -163,7 +165,7 @@ def tag(
     json_mode: JsonMode = "schema",
 ) -> None:
     """Give every item a domain and hierarchical taxonomy tags."""
-    settings = TagSettings(max_tags=max_tags, reason_chars=reason_chars)
+    settings = api.TagSettings(max_tags=max_tags, reason_chars=reason_chars)
     options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         result = api.taxonomy_tag(
@@ -193,7 +195,7 @@ def synthesize(
     min_per_leaf: Annotated[int, typer.Option(min=1, help="Items wanted per leaf.")],
     out: RunDir,
     bench_out: BenchOut,
-    model: Model = "local",
+    model: Model = DEFAULT_MODEL,
     max_rounds: Annotated[int, typer.Option(min=1, help="Rounds of synthesis at most.")] = 3,
     query_chars: Annotated[int, typer.Option(min=1, help="Length cap of a new query.")] = 800,
     seed: Annotated[int, typer.Option(help="Seed for sampling and picking references.")] = 0,
@@ -203,7 +205,7 @@ def synthesize(
     json_mode: JsonMode = "schema",
 ) -> None:
     """RealMix: synthesize and quality-filter queries until every leaf has enough items."""
-    settings = MixSettings(
+    settings = api.MixSettings(
         min_per_leaf=min_per_leaf, max_rounds=max_rounds, new_query_chars=query_chars, seed=seed
     )
     options = model_options(base_url, api_key_env, concurrency, json_mode)
@@ -278,12 +280,17 @@ def _print_pc2(report: PC2Report) -> None:
 @taxonomy_app.command()
 def pc2(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with responses.")],
-    judge: Annotated[str, typer.Option("--judge", "-j", help="Judge model.")] = "local",
+    judge_model: JudgeModel = DEFAULT_MODEL,
     aux: Annotated[
         list[str] | None,
         typer.Option("--aux", help="Auxiliary model whose answer shapes the criteria; repeat."),
     ] = None,
-    mode: Annotated[str, typer.Option(help="pointwise, pairwise or both.")] = "both",
+    pc2_mode: Annotated[
+        PC2Mode,
+        typer.Option(
+            "--mode", help="Grade each response alone (pointwise), compare pairs (pairwise), both."
+        ),
+    ] = "both",
     max_criteria: Annotated[int, typer.Option(min=3, max=9, help="Criteria at most.")] = 9,
     aux_max_tokens: Annotated[int, typer.Option(min=1, help="Auxiliary answer length.")] = 512,
     reason_chars: ReasonChars = 160,
@@ -298,10 +305,8 @@ def pc2(
     json_mode: JsonMode = "schema",
 ) -> None:
     """Judge the run's responses with PC^2: criteria derived by comparing auxiliary answers."""
-    if mode not in ("pointwise", "pairwise", "both"):
-        raise typer.BadParameter("must be pointwise, pairwise or both", param_hint="--mode")
-    settings = PC2Settings(
-        mode=mode,  # type: ignore[arg-type]
+    settings = api.PC2Settings(
+        mode=pc2_mode,
         max_criteria=max_criteria,
         aux_max_tokens=aux_max_tokens,
         reason_chars=reason_chars,
@@ -310,7 +315,7 @@ def pc2(
     with RichProgress() as progress:
         result = api.taxonomy_pc2(
             run_dir,
-            judge,
+            judge_model,
             aux or [],
             settings=settings,
             human=human,
@@ -336,9 +341,7 @@ def navigate(
             help="Whose strengths and weaknesses: a model of the run, e.g. local (default: all).",
         ),
     ] = None,
-    judge: Annotated[
-        str | None, typer.Option("--judge", help="Whose verdicts (default: the only judge).")
-    ] = None,
+    judge_id: JudgeId = None,
     min_n: Annotated[int, typer.Option(min=1, help="Scored items a node needs per model.")] = 5,
     threshold: Annotated[
         float, typer.Option(min=0, help="Rank shift beyond which a node is a finding.")
@@ -350,8 +353,8 @@ def navigate(
     as_json: AsJson = False,
 ) -> None:
     """Scores and ranks per taxonomy node; strengths, weaknesses and uneven parents."""
-    settings = NavigationSettings(min_n=min_n, threshold=threshold)
-    nav = api.taxonomy_navigate(run_dir, taxonomy, judge=judge, settings=settings, pruned=pruned)
+    settings = api.NavigationSettings(min_n=min_n, threshold=threshold)
+    nav = api.taxonomy_navigate(run_dir, taxonomy, judge=judge_id, settings=settings, pruned=pruned)
     if as_json:
         print(json.dumps(nav.model_dump(mode="json"), ensure_ascii=False, indent=2))
         return
@@ -368,6 +371,6 @@ def resolve_model(model: str, known: list[str]) -> str:
     if model in known:
         return model
     try:
-        return open_backend(model).name
+        return backend_name(model)
     except CheckbenchError:
         return model

@@ -9,7 +9,6 @@ store and resumes where a run stopped.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,6 @@ from checkbench.ifrewardbench.records import MetaRecord, MetaResponse
 from checkbench.judges.checklist import JUDGE, JudgeSettings, Mode, judge_name
 from checkbench.judges.pairwise import PairJob, both_orders, judge_pairs, stored_pair_verdicts
 from checkbench.judges.stage import judge_responses
-from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend
 from checkbench.schema import PairVerdict, Response, Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
@@ -136,9 +134,10 @@ def _candidates(record: MetaRecord) -> list[Response]:
     ]
 
 
-def _prepare(store: RunStore, records: Sequence[MetaRecord]) -> None:
-    """Add the instructions and responses; a response that differs from the one already stored
-    under its id is an error (its verdicts would be stale), checked before anything is written."""
+def prepare_meta_run(store: RunStore, records: Sequence[MetaRecord], source: str | Path) -> None:
+    """Add the instructions and responses of the file `source`; a response that differs from the
+    one already stored under its id is an error (its verdicts would be stale), checked before
+    anything is written."""
     stored = {(r.item_id, r.model): r.content for r in store.responses()}
     candidates = [c for r in records for c in _candidates(r)]
     for c in candidates:
@@ -153,6 +152,7 @@ def _prepare(store: RunStore, records: Sequence[MetaRecord]) -> None:
         for c in candidates:
             if (c.item_id, c.model) not in stored:
                 store.put_response(c)
+    store.set_meta_default("benchmark", str(source))
 
 
 def _pair_jobs(records: Sequence[MetaRecord], scope: PairScope) -> list[PairJob]:
@@ -259,65 +259,31 @@ def _leaderboard_key(result: JudgeResult) -> tuple[bool, float]:
     return tau is None, -(tau or 0.0)
 
 
-def _open_judges(specs: Sequence[str], options: ModelOptions | None) -> list[ChatBackend]:
-    """One backend per judge; two specs naming the same model are an error."""
-    if not specs:
-        raise InputError("name at least one judge model", field="judge")
-    backends = [open_backend(spec, options) for spec in specs]
-    names = [b.name for b in backends]
-    for name in names:
-        if names.count(name) > 1:
-            raise InputError(f"judge {name!r} given twice", field="judge")
-    return backends
-
-
-def meta_run(
-    path: str | Path,
-    judges: Sequence[str],
+async def judge_meta(
+    store: RunStore,
+    records: Sequence[MetaRecord],
+    judges: Sequence[tuple[str, ChatBackend]],
     *,
-    settings: MetaSettings | None = None,
-    run_dir: str | Path | None = None,
-    options: ModelOptions | None = None,
+    settings: MetaSettings,
+    caller: Caller,
     progress: ProgressSink | None = None,
 ) -> MetaRun:
-    """Run each judge over every instruction of an IF-RewardBench file, then meta-evaluate it;
-    rerunning resumes and replays finished calls from the run store."""
-    settings = settings or MetaSettings()
-    records = load_ifrewardbench(path)
-    backends = _open_judges(judges, options)
-    run_dir = Path(run_dir) if run_dir is not None else default_run_dir(path)
+    """Run each opened judge (given with its spec) over every instruction of a prepared run,
+    then meta-evaluate it and keep its report in the store; finished calls replay from it."""
     jobs = _pair_jobs(records, settings.pairs) if settings.compares else []
-    with RunStore(run_dir) as store:
-        _prepare(store, records)
-        store.set_meta_default("benchmark", str(path))
-        caller = Caller(store)
-
-        async def judge(backend: ChatBackend) -> list[StageSummary]:
-            stages = []
-            if settings.verifies:
-                stages.append(
-                    await judge_responses(
-                        store, backend, settings=settings.judge, caller=caller, progress=progress
-                    )
+    stages: list[StageSummary] = []
+    for _, backend in judges:
+        done: list[StageSummary] = []
+        if settings.verifies:
+            done.append(
+                await judge_responses(
+                    store, backend, settings=settings.judge, caller=caller, progress=progress
                 )
-            if settings.compares:
-                stages.append(
-                    await judge_pairs(store, backend, jobs, caller=caller, progress=progress)
-                )
-            return [replace(s, stage=f"{s.stage} ({backend.name})") for s in stages]
-
-        async def work() -> list[StageSummary]:
-            try:
-                return [stage for backend in backends for stage in await judge(backend)]
-            finally:
-                for backend in backends:
-                    await backend.aclose()
-
-        stages = asyncio.run(work())
-        results = [
-            _result(store, records, spec, backend, jobs, settings)
-            for spec, backend in zip(judges, backends, strict=True)
-        ]
-        for result in results:
-            store.put_record(REPORT_RECORD, result.model, result.report.model_dump(mode="json"))
-    return MetaRun(run_dir, stages, sorted(results, key=_leaderboard_key))
+            )
+        if settings.compares:
+            done.append(await judge_pairs(store, backend, jobs, caller=caller, progress=progress))
+        stages += [replace(s, stage=f"{s.stage} ({backend.name})") for s in done]
+    results = [_result(store, records, spec, backend, jobs, settings) for spec, backend in judges]
+    for result in results:
+        store.put_record(REPORT_RECORD, result.model, result.report.model_dump(mode="json"))
+    return MetaRun(store.run_dir, stages, sorted(results, key=_leaderboard_key))

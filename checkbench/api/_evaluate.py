@@ -1,0 +1,120 @@
+"""Evaluating models on a benchmark: generate, judge, score (FB-Bench), in stages or at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from checkbench.api._stage import (
+    answer_and_judge,
+    judged_run,
+    open_backends,
+    run_stage,
+    store_items,
+)
+from checkbench.benchmarks import load_items
+from checkbench.fbbench.judgments import load_fbbench_judgment_dir
+from checkbench.fbbench.scoring import FBBenchLeaderboard, ScoreSource, fbbench_leaderboard
+from checkbench.generate import GenerationSettings, generate_responses
+from checkbench.judges.checklist import JudgeSettings, judge_name
+from checkbench.judges.stage import judge_responses
+from checkbench.llm import ModelOptions, open_backend
+from checkbench.scoring import UnscoredPolicy
+from checkbench.stats import DEFAULT_SEED
+from checkbench.steps.progress import ProgressSink
+from checkbench.steps.stage import StageSummary
+from checkbench.store import RunStore
+
+
+def prepare_run(bench: str | Path, run_dir: str | Path, *, fmt: str = "auto") -> RunStore:
+    """Validate the whole benchmark first, then add its items to the run store."""
+    return store_items(load_items(bench, fmt), bench, run_dir)
+
+
+def generate(
+    bench: str | Path,
+    models: Sequence[str],
+    run_dir: str | Path,
+    *,
+    fmt: str = "auto",
+    settings: GenerationSettings | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> StageSummary:
+    """Answer every item of `bench` with every model; rerunning resumes where it stopped."""
+    backends = open_backends(models, options)
+    with prepare_run(bench, run_dir, fmt=fmt) as store:
+        return run_stage(
+            store, backends, generate_responses, backends, settings=settings, progress=progress
+        )
+
+
+def judge(
+    run_dir: str | Path,
+    judge_model: str,
+    *,
+    settings: JudgeSettings | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> StageSummary:
+    """Judge every response in the run against its item's checklist; rerunning resumes."""
+    backend = open_backend(judge_model, options)
+    with RunStore.existing(run_dir) as store:
+        return run_stage(
+            store, [backend], judge_responses, backend, settings=settings, progress=progress
+        )
+
+
+def leaderboard(
+    run_dir: str | Path,
+    *,
+    judge: str | None = None,
+    policy: UnscoredPolicy = "zero",
+    source: ScoreSource = "verdicts",
+    seed: int = DEFAULT_SEED,
+) -> FBBenchLeaderboard:
+    """FB-Bench scores per model (EC, RM, Overall) with intervals and breakdowns; `judge` is
+    the stored judge id whose verdicts to score (default: the run's only judge)."""
+    _, items, responses, verdicts = judged_run(run_dir, judge)
+    return fbbench_leaderboard(items, responses, verdicts, policy=policy, source=source, seed=seed)
+
+
+def run(
+    bench: str | Path,
+    models: Sequence[str],
+    judge_model: str,
+    run_dir: str | Path,
+    *,
+    fmt: str = "auto",
+    settings: GenerationSettings | None = None,
+    judge_settings: JudgeSettings | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+    policy: UnscoredPolicy = "zero",
+) -> tuple[list[StageSummary], FBBenchLeaderboard]:
+    """Generate, judge and score in one go."""
+    judge_settings = judge_settings or JudgeSettings()
+    candidates = open_backends(models, options)
+    judge_backend = open_backend(judge_model, options)
+    with prepare_run(bench, run_dir, fmt=fmt) as store:
+        summaries = answer_and_judge(
+            store,
+            candidates,
+            judge_backend,
+            settings=settings,
+            judge_settings=judge_settings,
+            progress=progress,
+        )
+    judge_id = judge_name(judge_backend, judge_settings)
+    return summaries, leaderboard(run_dir, judge=judge_id, policy=policy)
+
+
+def import_fbbench_judgments(directory: str | Path, run_dir: str | Path) -> dict[str, int]:
+    """Load published FB-Bench judgment files (one JSONL per model) into a run."""
+    items, responses, verdicts = load_fbbench_judgment_dir(directory)
+    with store_items(items, f"FB-Bench judgments from {directory}", run_dir) as store:
+        with store.transaction():
+            for response in responses:
+                store.put_response(response)
+        store.put_verdicts(verdicts)
+    return {"items": len(items), "responses": len(responses), "verdicts": len(verdicts)}

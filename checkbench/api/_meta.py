@@ -1,0 +1,59 @@
+"""Judging the judges on IF-RewardBench data: judge models opened here, run by
+`checkbench.ifrewardbench.run`, meta-evaluated against the gold labels and edges."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from checkbench.api._stage import open_backends, run_stage
+from checkbench.errors import InputError
+from checkbench.ifrewardbench.dataset import load_ifrewardbench
+from checkbench.ifrewardbench.run import (
+    MetaRun,
+    MetaSettings,
+    default_run_dir,
+    judge_meta,
+    prepare_meta_run,
+)
+from checkbench.llm import ModelOptions, backend_name
+from checkbench.steps.progress import ProgressSink
+from checkbench.store import RunStore
+
+
+def _check_judges(specs: Sequence[str]) -> None:
+    """At least one judge, and no two specs naming the same model."""
+    if not specs:
+        raise InputError("name at least one judge model", field="judge")
+    names = [backend_name(spec) for spec in specs]
+    for name in names:
+        if names.count(name) > 1:
+            raise InputError(f"judge {name!r} given twice", field="judge")
+
+
+def meta_run(
+    path: str | Path,
+    judges: Sequence[str],
+    *,
+    settings: MetaSettings | None = None,
+    run_dir: str | Path | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> MetaRun:
+    """Run each judge over every instruction of an IF-RewardBench file, then meta-evaluate it;
+    rerunning resumes and replays finished calls from the run store (default: beside the
+    file, data.json -> data.meta/)."""
+    records = load_ifrewardbench(path)
+    _check_judges(judges)
+    backends = open_backends(judges, options)
+    with RunStore(run_dir if run_dir is not None else default_run_dir(path)) as store:
+        prepare_meta_run(store, records, path)
+        return run_stage(
+            store,
+            backends,
+            judge_meta,
+            records,
+            list(zip(judges, backends, strict=True)),
+            settings=settings or MetaSettings(),
+            progress=progress,
+        )

@@ -1,0 +1,41 @@
+"""A run as a page to look at: the self-contained HTML report, or the same page served."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from checkbench.report.assemble import write_report
+from checkbench.report.run import report_options
+from checkbench.report.server import serve
+from checkbench.scoring import UnscoredPolicy
+
+
+def report(
+    run_dir: str | Path,
+    out: str | Path | None = None,
+    *,
+    judge: str | None = None,
+    policy: UnscoredPolicy = "zero",
+    prices: Sequence[str] = (),
+    taxonomy: str | Path | None = None,
+) -> Path:
+    """Write the run's self-contained HTML report (default RUN_DIR/report.html) of the stored
+    judge id `judge` (default: every judge); `prices` are "MODEL=INPUT,OUTPUT" in USD per
+    million tokens. Returns the file written."""
+    return write_report(run_dir, out, report_options(judge, policy, prices, taxonomy))
+
+
+def view(
+    run_dir: str | Path,
+    *,
+    port: int = 8765,
+    judge: str | None = None,
+    policy: UnscoredPolicy = "zero",
+    prices: Sequence[str] = (),
+    taxonomy: str | Path | None = None,
+    ready: Callable[[str], None] = print,
+) -> None:
+    """Serve the report on http://127.0.0.1:PORT/ (item pages fetched on demand) until
+    interrupted; `ready` receives the address once the server listens."""
+    serve(run_dir, report_options(judge, policy, prices, taxonomy), port=port, ready=ready)

@@ -1,0 +1,181 @@
+"""SCAN capability taxonomies: build one from queries, tag and fill a benchmark with it, judge
+with PC^2, and navigate a run's scores node by node."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from checkbench.api._stage import judged_run, open_backends, run_stage
+from checkbench.benchmarks import load_items
+from checkbench.errors import InputError
+from checkbench.jsonl import write_jsonl
+from checkbench.judges.pc2 import PC2Result, PC2Settings, load_preferences, pc2_evaluate
+from checkbench.llm import ModelOptions, open_backend
+from checkbench.scan.builder import TaxBuilderSettings, TaxBuildResult, build_taxonomy
+from checkbench.scan.domains import seed_taxonomy
+from checkbench.scan.navigate import Navigation, NavigationSettings, navigate_items
+from checkbench.scan.realmix import MixResult, MixSettings, realmix
+from checkbench.scan.tagging import TagResult, TagSettings, tag_items
+from checkbench.scan.tree import load_taxonomy, save_taxonomy
+from checkbench.scoring import score_responses
+from checkbench.steps.progress import ProgressSink
+from checkbench.store import RunStore
+
+
+def taxonomy_build(
+    queries: str | Path,
+    run_dir: str | Path,
+    taxonomy_out: str | Path,
+    *,
+    model: str = "local",
+    seed: str | Path | None = None,
+    settings: TaxBuilderSettings | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> TaxBuildResult:
+    """Grow a capability taxonomy from the queries' capabilities (TaxBuilder), starting from
+    `seed` (default: the seven SCAN domains), and write it pruned; rerunning resumes."""
+    items = load_items(queries)
+    start = load_taxonomy(seed) if seed is not None else seed_taxonomy()
+    backend = open_backend(model, options)
+    with RunStore(run_dir) as store:
+        result = run_stage(
+            store,
+            [backend],
+            build_taxonomy,
+            backend,
+            items,
+            seed=start,
+            settings=settings,
+            progress=progress,
+        )
+    save_taxonomy(result.taxonomy, taxonomy_out)
+    return result
+
+
+Rewritten = TypeVar("Rewritten", TagResult, MixResult)
+
+
+def _rewrite_bench(
+    stage: Callable[..., Awaitable[Rewritten]],
+    bench: str | Path,
+    taxonomy: str | Path,
+    run_dir: str | Path,
+    bench_out: str | Path,
+    *,
+    model: str,
+    settings: TagSettings | MixSettings | None,
+    options: ModelOptions | None,
+    progress: ProgressSink | None,
+) -> Rewritten:
+    """Run a stage that turns a benchmark's items into new ones under a taxonomy; write them."""
+    items, tree = load_items(bench), load_taxonomy(taxonomy)
+    backend = open_backend(model, options)
+    with RunStore(run_dir) as store:
+        result = run_stage(
+            store, [backend], stage, backend, items, tree, settings=settings, progress=progress
+        )
+    write_jsonl(bench_out, result.items)
+    return result
+
+
+def taxonomy_tag(
+    bench: str | Path,
+    taxonomy: str | Path,
+    run_dir: str | Path,
+    bench_out: str | Path,
+    *,
+    model: str = "local",
+    settings: TagSettings | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> TagResult:
+    """Give every item a domain and taxonomy tags; write the tagged benchmark."""
+    return _rewrite_bench(
+        tag_items,
+        bench,
+        taxonomy,
+        run_dir,
+        bench_out,
+        model=model,
+        settings=settings,
+        options=options,
+        progress=progress,
+    )
+
+
+def taxonomy_synthesize(
+    tagged: str | Path,
+    taxonomy: str | Path,
+    run_dir: str | Path,
+    bench_out: str | Path,
+    *,
+    model: str = "local",
+    settings: MixSettings | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> MixResult:
+    """RealMix: add quality-filtered synthetic queries to every leaf with too few items; write
+    the input items followed by the new ones."""
+    return _rewrite_bench(
+        realmix,
+        tagged,
+        taxonomy,
+        run_dir,
+        bench_out,
+        model=model,
+        settings=settings,
+        options=options,
+        progress=progress,
+    )
+
+
+def taxonomy_pc2(
+    run_dir: str | Path,
+    judge_model: str,
+    aux_models: Sequence[str],
+    *,
+    settings: PC2Settings | None = None,
+    human: str | Path | None = None,
+    options: ModelOptions | None = None,
+    progress: ProgressSink | None = None,
+) -> PC2Result:
+    """Grade the run's responses with the PC^2 judge (criteria from auxiliary answers),
+    pointwise and/or pairwise, and measure agreement with human preferences when given."""
+    if not aux_models:
+        raise InputError("give at least one auxiliary model (--aux)")
+    if len(set(aux_models)) != len(aux_models):
+        raise InputError("each auxiliary model may be given once", field="aux")
+    with RunStore.existing(run_dir) as store:
+        preferences = load_preferences(human, store) if human is not None else []
+        judge_backend = open_backend(judge_model, options)
+        aux = open_backends(aux_models, options)
+        return run_stage(
+            store,
+            [judge_backend, *aux],
+            pc2_evaluate,
+            judge_backend,
+            aux,
+            settings=settings,
+            preferences=preferences,
+            progress=progress,
+        )
+
+
+def taxonomy_navigate(
+    run_dir: str | Path,
+    taxonomy: str | Path,
+    *,
+    judge: str | None = None,
+    settings: NavigationSettings | None = None,
+    pruned: bool = True,
+) -> Navigation:
+    """Per taxonomy node, every model's score and rank from the run's checklist verdicts (of
+    the stored judge id `judge`, default the run's only judge), and each model's strengths,
+    weaknesses and unstable parents (unscored items left out)."""
+    tree = load_taxonomy(taxonomy)
+    _, items, responses, verdicts = judged_run(run_dir, judge)
+    scores = score_responses(items, responses, verdicts)
+    return navigate_items(items, scores, tree, settings=settings, pruned=pruned)

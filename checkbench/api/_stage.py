@@ -1,0 +1,111 @@
+"""What the API functions share: run stores filled with items, stages run on opened backends,
+and the judge whose verdicts a run is read by.
+
+Opening backends and running the event loop happen here and in the other api modules only: the
+protocol packages receive opened backends and a Caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from checkbench.errors import InputError
+from checkbench.generate import GenerationSettings, generate_responses
+from checkbench.judges.checklist import JudgeSettings
+from checkbench.judges.stage import judge_responses
+from checkbench.llm import ModelOptions, open_backend
+from checkbench.llm.base import ChatBackend
+from checkbench.schema import Item, Response, Verdict
+from checkbench.steps.caller import Caller
+from checkbench.steps.progress import ProgressSink
+from checkbench.steps.stage import StageSummary
+from checkbench.store import RunStore
+
+T = TypeVar("T")
+
+
+def open_backends(specs: Sequence[str], options: ModelOptions | None) -> list[ChatBackend]:
+    """One backend per model spec, in order; an unknown spec raises InputError."""
+    return [open_backend(spec, options) for spec in specs]
+
+
+def run_stage(
+    store: RunStore,
+    backends: Sequence[ChatBackend],
+    stage: Callable[..., Awaitable[T]],
+    *args: Any,
+    **kwargs: Any,
+) -> T:
+    """Run `stage(store, *args, caller=Caller(store), **kwargs)` to the end, then close the
+    backends, whether it finished or failed."""
+
+    async def run() -> T:
+        try:
+            return await stage(store, *args, caller=Caller(store), **kwargs)
+        finally:
+            for backend in backends:
+                await backend.aclose()
+
+    return asyncio.run(run())
+
+
+def store_items(items: Sequence[Item], source: str | Path, run_dir: str | Path) -> RunStore:
+    """The run store of `run_dir` holding these (already validated) items; `source` names
+    where they come from."""
+    store = RunStore(run_dir)
+    store.add_items(items)
+    store.set_meta_default("benchmark", str(source))
+    return store
+
+
+def answer_and_judge(
+    store: RunStore,
+    candidates: Sequence[ChatBackend],
+    judge_backend: ChatBackend,
+    *,
+    settings: GenerationSettings | None,
+    judge_settings: JudgeSettings,
+    progress: ProgressSink | None,
+) -> list[StageSummary]:
+    """Every candidate answers the run's items, then the judge judges the answers."""
+    return [
+        run_stage(
+            store, candidates, generate_responses, candidates, settings=settings, progress=progress
+        ),
+        run_stage(
+            store,
+            [judge_backend],
+            judge_responses,
+            judge_backend,
+            settings=judge_settings,
+            progress=progress,
+        ),
+    ]
+
+
+def pick_judge(store: RunStore, judge: str | None) -> str:
+    """The judge whose verdicts to read: the one named, or the run's only judge."""
+    judges = store.judges()
+    if judge is not None:
+        if judge not in judges:
+            raise InputError(
+                f"no verdicts by judge '{judge}' (judges: {', '.join(judges) or 'none'})"
+            )
+        return judge
+    if len(judges) != 1:
+        found = ", ".join(judges) if judges else "none yet: run `checkbench judge` first"
+        raise InputError(f"choose a judge with --judge-id (judges in this run: {found})")
+    return judges[0]
+
+
+def judged_run(
+    run_dir: str | Path, judge: str | None
+) -> tuple[str, list[Item], list[Response], list[Verdict]]:
+    """The judge to read (see `pick_judge`), the run's items, its responses and that judge's
+    verdicts."""
+    with RunStore.existing(run_dir) as store:
+        chosen = pick_judge(store, judge)
+        return chosen, store.items(), store.responses(), store.verdicts(chosen)

@@ -16,7 +16,8 @@ from checkbench.llm.base import ChatRequest, ChatResult
 from checkbench.schema import Item, Response, Verdict
 
 STORE_FILE = "run.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: responses carry `meta` (published records) and FB-Bench ids hash whitespace-free text."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

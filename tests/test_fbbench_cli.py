@@ -15,7 +15,7 @@ from tests.test_scoring import published  # noqa: F401  (fixture: hand-built jud
 def _board(run_dir: Path, *args: str) -> list[dict]:
     result = run_cli("leaderboard", str(run_dir), "--json", *args)
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    return json.loads(result.stdout)["rows"]
 
 
 def test_import_published_judgments_and_rescore(published: Path, tmp_path: Path) -> None:  # noqa: F811

@@ -21,7 +21,7 @@ from checkbench.fbbench.judgments import (
 )
 from checkbench.fbbench.scoring import FBBenchLeaderboard, fbbench_leaderboard
 from checkbench.store import RunStore
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 from tests.test_fbbench_data import ec_sample, judged, rm_sample, write_lines
 
 DATA = ROOT.parent / "shared" / "data" / "fb-bench"
@@ -264,3 +264,26 @@ def test_importing_file_by_file_into_one_run_gives_the_same_board(
     assert [row for row in board.rows if row.model in _headline(run)] == run.rows
     assert run.breakdowns == {model: board.breakdowns[model] for model in run.breakdowns}
     assert run.score_mismatches == 0
+
+
+@needs_data
+def test_the_import_command_says_what_differed_and_the_json_board_carries_everything(
+    tmp_path: Path,
+) -> None:
+    run_dir = tmp_path / "run"
+    imported = run_cli("import", "fb-bench-judgments", str(JUDGMENTS), "--run", str(run_dir))
+    assert imported.returncode == 0, imported.stderr
+    lines = " ".join(imported.stdout.split())
+    assert "imported 3546 responses of 591 items (6 models, 6 files)" in lines
+    assert "69 samples differ between files" in lines
+    assert "1 failed judgment (unscored)" in lines
+    again = run_cli("import", "fb-bench-judgments", str(JUDGMENTS), "--run", str(run_dir))
+    assert again.returncode == 0, again.stderr
+    board = json.loads(run_cli("leaderboard", str(run_dir), "--json").stdout)
+    assert board["score_mismatches"] == 0
+    published = json.loads(ANALYSIS.read_text(encoding="utf-8"))
+    overall = {row["Model"]: row["Overall"] for row in published["overall_score"]}
+    assert {row["model"]: row["overall"] for row in board["rows"]} == overall
+    deepseek = board["breakdowns"]["DeepSeek-V3"]
+    assert deepseek["feedback_type"]["EC"]["Hinting Guidance"]["score"] == 84.20
+    assert deepseek["task"]["all"]["Coding"]["score"] == 81.00

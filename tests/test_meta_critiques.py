@@ -304,3 +304,17 @@ def test_meta_command_reads_the_released_sample() -> None:
     assert report["critiques"]["padded"] == 8
     assert report["critiques"]["unparsed"] == 1
     assert report["overall"]["kendall_tau_b"]["value"] == pytest.approx(0.4098035, abs=1e-6)
+
+
+@needs_real
+def test_meta_command_prints_the_critique_counts_and_can_leave_them_unscored() -> None:
+    padded = run_cli("meta", str(REAL))
+    assert padded.returncode == 0, padded.stderr
+    text = " ".join(padded.stdout.split())
+    assert "critiques: 36 responses, 1 gave no verdicts" in text
+    assert "8 padded as passes" in text and "0 left unscored" in text
+    unscored = run_cli("meta", str(REAL), "--missing-verdicts", "unscored", "--json")
+    assert unscored.returncode == 0, unscored.stderr
+    report = json.loads(unscored.stdout)
+    assert (report["critiques"]["padded"], report["critiques"]["unscored"]) == (0, 8)
+    assert report["unscored"]["labels"] == 8

@@ -112,7 +112,7 @@ def match_count(page: Page) -> int:
 def test_leaderboard_shows_the_numbers_of_leaderboard_json(page: Page, run: Expected) -> None:
     result = run_cli("leaderboard", str(run.run_dir), "--json")
     assert result.returncode == 0, result.stderr
-    rows = json.loads(result.stdout)
+    rows = json.loads(result.stdout)["rows"]
     shown = page.locator("#leaderboard tbody tr")
     assert shown.count() == len(rows) == 3
     for index, row in enumerate(rows):

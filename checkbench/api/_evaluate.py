@@ -15,6 +15,7 @@ from checkbench.api._stage import (
 from checkbench.benchmarks import load_items
 from checkbench.fbbench.judgments import load_fbbench_judgment_dir
 from checkbench.fbbench.scoring import FBBenchLeaderboard, ScoreSource, fbbench_leaderboard
+from checkbench.fbbench.versions import ImportSummary
 from checkbench.generate import GenerationSettings, generate_responses
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.judges.stage import judge_responses
@@ -23,7 +24,7 @@ from checkbench.scoring import UnscoredPolicy
 from checkbench.stats import DEFAULT_SEED
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageSummary
-from checkbench.store import RunStore
+from checkbench.store import STORE_FILE, RunStore
 
 
 def prepare_run(bench: str | Path, run_dir: str | Path, *, fmt: str = "auto") -> RunStore:
@@ -109,12 +110,18 @@ def run(
     return summaries, leaderboard(run_dir, judge=judge_id, policy=policy)
 
 
-def import_fbbench_judgments(directory: str | Path, run_dir: str | Path) -> dict[str, int]:
-    """Load published FB-Bench judgment files (one JSONL per model) into a run."""
-    items, responses, verdicts = load_fbbench_judgment_dir(directory)
-    with store_items(items, f"FB-Bench judgments from {directory}", run_dir) as store:
+def import_fbbench_judgments(directory: str | Path, run_dir: str | Path) -> ImportSummary:
+    """Load published FB-Bench judgment files (one JSONL per model) into a run, new or not: a
+    sample already in the run is matched by its content, so files of either dataset version
+    land on the same item. The summary says what was read and what differed."""
+    known = []
+    if (Path(run_dir) / STORE_FILE).is_file():
+        with RunStore.existing(run_dir) as store:
+            known = store.items()
+    loaded = load_fbbench_judgment_dir(directory, known=known)
+    with store_items(loaded.items, f"FB-Bench judgments from {directory}", run_dir) as store:
         with store.transaction():
-            for response in responses:
+            for response in loaded.responses:
                 store.put_response(response)
-        store.put_verdicts(verdicts)
-    return {"items": len(items), "responses": len(responses), "verdicts": len(verdicts)}
+        store.put_verdicts(loaded.verdicts)
+    return loaded.summary

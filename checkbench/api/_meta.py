@@ -43,7 +43,7 @@ def meta_run(
     """Run each judge over every instruction of an IF-RewardBench file, then meta-evaluate it;
     rerunning resumes and replays finished calls from the run store (default: beside the
     file, data.json -> data.meta/)."""
-    records = load_ifrewardbench(path)
+    records = load_ifrewardbench(path, missing=None)  # the judge run predicts anew
     _check_judges(judges)
     backends = open_backends(judges, options)
     with RunStore(run_dir if run_dir is not None else default_run_dir(path)) as store:

@@ -15,6 +15,7 @@ from checkbench.judges.pc2 import PC2Result, PC2Settings, load_preferences, pc2_
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.scan.builder import TaxBuilderSettings, TaxBuildResult, build_taxonomy
 from checkbench.scan.domains import seed_taxonomy
+from checkbench.scan.formats import TaxonomyFormat
 from checkbench.scan.navigate import Navigation, NavigationSettings, navigate_items
 from checkbench.scan.realmix import MixResult, MixSettings, realmix
 from checkbench.scan.tagging import TagResult, TagSettings, tag_items
@@ -34,9 +35,11 @@ def taxonomy_build(
     settings: TaxBuilderSettings | None = None,
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
+    taxonomy_format: TaxonomyFormat = "checkbench",
 ) -> TaxBuildResult:
     """Grow a capability taxonomy from the queries' capabilities (TaxBuilder), starting from
-    `seed` (default: the seven SCAN domains), and write it pruned; rerunning resumes."""
+    `seed` (default: the seven SCAN domains), and write it pruned, in checkbench's format or
+    SCAN's (names only); rerunning resumes."""
     items = load_items(queries)
     start = load_taxonomy(seed) if seed is not None else seed_taxonomy()
     backend = open_backend(model, options)
@@ -51,7 +54,7 @@ def taxonomy_build(
             settings=settings,
             progress=progress,
         )
-    save_taxonomy(result.taxonomy, taxonomy_out)
+    save_taxonomy(result.taxonomy, taxonomy_out, taxonomy_format)
     return result
 
 

@@ -40,16 +40,19 @@ from checkbench.steps.progress import RichProgress
 import_app = typer.Typer(cls=Group, help="Bring existing results into a run.", no_args_is_help=True)
 app.add_typer(import_app, name="import")
 
-BREAKDOWN_FACETS = ("task", "feedback_type", "deficiency")
+
+
+TABLE_FACETS = ("task", "feedback_type", "deficiency")
+"""Facets printed as tables; subtasks (24 values) are in --json and the report."""
 
 
 def _show(board: FBBenchLeaderboard, as_json: bool, breakdowns: bool) -> None:
     if as_json:
-        print(json.dumps([row.model_dump() for row in board.rows], ensure_ascii=False, indent=2))
+        print(json.dumps(board.model_dump(mode="json"), ensure_ascii=False, indent=2))
         return
     print_leaderboard(board)
     if breakdowns:
-        print_breakdowns(board, BREAKDOWN_FACETS)
+        print_breakdowns(board, TABLE_FACETS)
 
 
 @app.command()
@@ -139,8 +142,11 @@ def import_fbbench(
     run_dir: Annotated[Path, typer.Option("--run", help="Run directory to create or extend.")],
 ) -> None:
     """Load the FB-Bench authors' judgment files (one JSONL per model) so they can be re-scored."""
-    counts = api.import_fbbench_judgments(directory, run_dir)
+    summary = api.import_fbbench_judgments(directory, run_dir)
     console.print(
-        f"imported {counts['responses']} responses of {counts['items']} items "
-        f"({counts['verdicts']} verdicts) into {run_dir}"
+        f"imported {summary.records} responses of {summary.samples} items ({summary.models} "
+        f"models, {summary.files} files) into {run_dir}",
+        markup=False,
     )
+    for line in summary.lines()[1:]:
+        console.print(line, markup=False)

@@ -28,6 +28,7 @@ from checkbench.cli.options import (
     model_options,
 )
 from checkbench.cli.render import console, print_stages
+from checkbench.ifrewardbench.critiques import MissingVerdicts
 from checkbench.ifrewardbench.edges import NoEdges
 from checkbench.ifrewardbench.pairwise import Method
 from checkbench.ifrewardbench.run import PairScope, Paradigm
@@ -76,6 +77,14 @@ def meta(
             "or score them zero (the released code).",
         ),
     ] = "exclude",
+    missing_verdicts: Annotated[
+        MissingVerdicts,
+        typer.Option(
+            help="Released judge outputs (a raw critique per response): constraints the "
+            "critique gives no verdict on are 'pass' (padded, as the released metric script "
+            "does, which reproduces the published numbers) or 'unscored'."
+        ),
+    ] = "pass",
     out: Annotated[
         Path | None,
         typer.Option(
@@ -96,7 +105,10 @@ def meta(
     """
     if not judge:
         report = api.meta_report(
-            file, ranking=None if ranking == "auto" else ranking, no_edges=no_edges_policy
+            file,
+            ranking=None if ranking == "auto" else ranking,
+            no_edges=no_edges_policy,
+            missing=missing_verdicts,
         )
         if as_json:
             print(report.model_dump_json(indent=2))

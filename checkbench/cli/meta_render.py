@@ -134,6 +134,14 @@ def print_meta_report(report: MetaReport, title: str) -> None:
         f"({'left out of' if report.settings.no_edges == 'exclude' else 'scored 0 in'} accuracy "
         "and tau_b)"
     )
+    if report.critiques is not None:
+        c = report.critiques
+        console.print(
+            f"critiques: {c.responses} responses, {c.unparsed} gave no verdicts; {c.verdicts} "
+            f"verdicts: {c.read} read, {c.padded} padded as passes (the released metric "
+            f"script's rule), {c.unscored} left unscored, {c.dropped} blocks beyond the "
+            "checklist dropped"
+        )
 
 
 def print_judge_leaderboard(results: Sequence[JudgeResult]) -> None:

@@ -30,9 +30,10 @@ from checkbench.errors import CheckbenchError
 from checkbench.judges.pc2 import Mode as PC2Mode
 from checkbench.judges.pc2 import PC2Report
 from checkbench.llm import backend_name
+from checkbench.scan.formats import TaxonomyFormat
 from checkbench.scan.navigate import divergent_view, nodes_view, profile_view
 from checkbench.scan.prune import prune
-from checkbench.scan.tree import Taxonomy, diff, load_taxonomy, tree_view
+from checkbench.scan.tree import Taxonomy, diff, dump_taxonomy, load_taxonomy, tree_view
 from checkbench.steps.progress import RichProgress
 
 taxonomy_app = typer.Typer(
@@ -42,7 +43,16 @@ taxonomy_app = typer.Typer(
 )
 app.add_typer(taxonomy_app, name="taxonomy")
 
-TaxonomyFile = Annotated[Path, typer.Argument(help="Taxonomy JSON file.")]
+TaxonomyFile = Annotated[
+    Path, typer.Argument(help="Taxonomy JSON file (checkbench's format or SCAN's nested names).")
+]
+TaxonomyFormatOption = Annotated[
+    TaxonomyFormat,
+    typer.Option(
+        help="Taxonomy format to write: checkbench (names and descriptions) or scan (SCAN's "
+        "nested object of names; descriptions are dropped)."
+    ),
+]
 TaxonomyOption = Annotated[Path, typer.Option("--taxonomy", "-t", help="Taxonomy JSON file.")]
 RunDir = Annotated[Path, typer.Option("--out", "-o", help="Run directory (resumable).")]
 BenchOut = Annotated[Path, typer.Option("--bench-out", help="Where to write the items (JSONL).")]
@@ -65,11 +75,12 @@ def show(
     taxonomy: TaxonomyFile,
     descriptions: Annotated[bool, typer.Option(help="Show node descriptions.")] = True,
     as_json: AsJson = False,
+    taxonomy_format: TaxonomyFormatOption = "checkbench",
 ) -> None:
-    """Print a taxonomy as a tree, with its size."""
+    """Print a taxonomy (checkbench's or SCAN's format) as a tree with its size, or as JSON."""
     tree = load_taxonomy(taxonomy)
     if as_json:
-        print(tree.model_dump_json(indent=2))
+        print(dump_taxonomy(tree, taxonomy_format))
         return
     console.print(tree_view(tree, descriptions=descriptions))
     console.print(_size(tree), highlight=False)
@@ -119,6 +130,7 @@ def build(
     max_tags: Annotated[int, typer.Option(min=1, help="Capabilities per query.")] = 3,
     reason_chars: ReasonChars = 200,
     refine: Annotated[bool, typer.Option(help="Run the refinement pass.")] = True,
+    taxonomy_format: TaxonomyFormatOption = "checkbench",
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     concurrency: Concurrency = 8,
@@ -137,6 +149,7 @@ def build(
             settings=settings,
             options=options,
             progress=progress,
+            taxonomy_format=taxonomy_format,
         )
     report = result.report
     console.print(

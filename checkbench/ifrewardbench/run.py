@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from checkbench.errors import InputError
+from checkbench.ifrewardbench.critiques import MissingVerdicts
 from checkbench.ifrewardbench.dataset import load_ifrewardbench
 from checkbench.ifrewardbench.edges import NoEdges
 from checkbench.ifrewardbench.metrics import MetaReport, Ranking, evaluate
@@ -79,15 +80,18 @@ def meta_report(
     no_edges: NoEdges = "exclude",
     b: int = DEFAULT_B,
     seed: int = DEFAULT_SEED,
+    missing: MissingVerdicts = "pass",
 ) -> MetaReport:
-    """Meta-evaluate the judge predictions a file already carries (no model calls). Responses
-    are ranked by `pred_score` when the file has any, else by the mean of `pred_labels`."""
-    records = load_ifrewardbench(path)
+    """Meta-evaluate the judge predictions a file already carries (no model calls): labels, a
+    score, or the judge's raw critiques, whose missing verdicts are `missing` ("pass" pads as
+    the released metric script does; "unscored" counts them apart). Responses are ranked by
+    `pred_score` when the file has any, else by the mean of the predicted labels."""
+    records = load_ifrewardbench(path, missing=missing)
     responses = [resp for r in records for resp in r.responses]
     has_scores = any(resp.pred_score is not None for resp in responses)
     if not has_scores and all(resp.pred_labels is None for resp in responses):
         raise InputError(
-            "no judge predictions (pred_labels or pred_score) to evaluate: "
+            "no judge predictions (pred_labels, pred_score or critique) to evaluate: "
             "pass --judge MODEL to run a judge",
             path=path,
         )

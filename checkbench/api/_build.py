@@ -8,7 +8,13 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from checkbench.api._stage import answer_and_judge, judged_run, open_backends, store_items
+from checkbench.api._stage import (
+    answer_and_judge,
+    judged_run,
+    open_backends,
+    run_closing,
+    store_items,
+)
 from checkbench.benchmarks import load_items
 from checkbench.convbench.pipeline import BuildSpec, build_benchmark
 from checkbench.convbench.rank_agreement import load_reference
@@ -34,7 +40,10 @@ def build(
 ) -> BuildSummary:
     """Turn conversation logs into a benchmark (Conv-to-Bench, or FB-Bench-style curation with
     `spec.mode="feedback"`); the stage records and the report go to `run_dir`."""
-    return build_benchmark(spec, run_dir, bench, options=options, progress=progress)
+    backend = open_backend(spec.model, options)
+    return run_closing(
+        [backend], lambda: build_benchmark(spec, run_dir, bench, backend, progress=progress)
+    )
 
 
 def filter_by_difficulty(

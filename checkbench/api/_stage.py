@@ -41,10 +41,16 @@ def run_stage(
 ) -> T:
     """Run `stage(store, *args, caller=Caller(store), **kwargs)` to the end, then close the
     backends, whether it finished or failed."""
+    return run_closing(backends, lambda: stage(store, *args, caller=Caller(store), **kwargs))
+
+
+def run_closing(backends: Sequence[ChatBackend], work: Callable[[], Awaitable[T]]) -> T:
+    """The one event loop of an API call: await `work()`, then close the backends, whether it
+    finished or failed."""
 
     async def run() -> T:
         try:
-            return await stage(store, *args, caller=Caller(store), **kwargs)
+            return await work()
         finally:
             for backend in backends:
                 await backend.aclose()

@@ -20,7 +20,6 @@ build replays its calls from the store; other settings need another run director
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import tempfile
@@ -51,7 +50,6 @@ from checkbench.convbench.topic_report import Assignment, Cluster, TopicConfig, 
 from checkbench.convbench.vocab import BUILTIN, load_vocabulary
 from checkbench.errors import CheckbenchError, InputError
 from checkbench.jsonl import read_models, write_jsonl
-from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend
 from checkbench.schema import Item
 from checkbench.steps.caller import Caller
@@ -82,19 +80,19 @@ class BuildSpec(BaseModel):
     settings: ConvBenchSettings = Field(default_factory=ConvBenchSettings)
 
 
-def build_benchmark(
+async def build_benchmark(
     spec: BuildSpec,
     run_dir: str | Path,
     bench: str | Path,
+    backend: ChatBackend,
     *,
-    options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
 ) -> BuildSummary:
-    """Run the build described by `spec`; write the benchmark to `bench` and the report and
-    every stage record into `run_dir`. Rerunning the same build makes no new model calls."""
+    """Run the build described by `spec` with `backend` (opened for `spec.model`); write the
+    benchmark to `bench` and the report and every stage record into `run_dir`. Rerunning the
+    same build makes no new model calls."""
     logs = check_logs(spec.logs)
     vocabulary = _vocabulary(spec)
-    backend = open_backend(spec.model, options)
     config = _config(spec, logs, vocabulary, backend)
     _check_run_dir(Path(run_dir), config)
     tally = LogTally()
@@ -116,7 +114,7 @@ def build_benchmark(
             if spec.domain is not None:
                 domain = (spec.domain, describe(spec.domain, spec.domain_description))
             stages = model_stages(build, spec.mode, domain, candidates, selection)
-            items = asyncio.run(stages)
+            items = await stages
             write_jsonl(bench, items)
             with store.transaction():
                 for item in items:

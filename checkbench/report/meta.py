@@ -4,7 +4,11 @@ Read from store records (`RunStore.put_record(kind, judge, report.model_dump(mod
 - kind "meta_report": a `ifrewardbench.metrics.MetaReport` (IF-RewardBench: F1 per class, edge
   accuracy, Kendall tau_b, breakdowns, and for a pairwise judge its position consistency);
 - kind "judge_agreement": a `stats.agreement.VerdictAgreement` (verdicts against human ones:
-  agreement, kappa, alpha, sensitivity, specificity, MCC).
+  agreement, kappa, alpha, sensitivity, specificity, MCC);
+- kind "reference_agreement": a `judges.reference.ReferenceAgreement` (verdicts against a
+  reference judge's: agreement, and the model scores, ranking and shifts under each);
+- kind "calibration_report": a `judges.calibration.CalibrationReport` (held-out figures of a
+  calibrated judge before and after calibration), keyed by the calibrated judge.
 A record that does not validate is listed as a problem on the page.
 """
 
@@ -15,13 +19,20 @@ from typing import Any
 from pydantic import BaseModel
 
 from checkbench.ifrewardbench.metrics import MetaReport
+from checkbench.judges.calibration import REPORT_RECORD, CalibrationReport
+from checkbench.judges.reference import REFERENCE_RECORD, ReferenceAgreement
 from checkbench.report.records import stored_records
 from checkbench.report.run import RunData
 from checkbench.stats.agreement import VerdictAgreement
 
 META_REPORT = "meta_report"
 JUDGE_AGREEMENT = "judge_agreement"
-KINDS: dict[str, type[BaseModel]] = {META_REPORT: MetaReport, JUDGE_AGREEMENT: VerdictAgreement}
+KINDS: dict[str, type[BaseModel]] = {
+    META_REPORT: MetaReport,
+    JUDGE_AGREEMENT: VerdictAgreement,
+    REFERENCE_RECORD: ReferenceAgreement,
+    REPORT_RECORD: CalibrationReport,
+}
 
 
 def meta_section(run: RunData) -> dict[str, Any] | None:

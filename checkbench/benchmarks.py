@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from checkbench.errors import InputError
+from checkbench.inputs import input_file
 from checkbench.jsonl import iter_json_records, read_models
 from checkbench.scan.queries import is_scan_query, load_scan_queries
 from checkbench.schema import Item
@@ -44,9 +45,7 @@ def detect_format(path: Path) -> str:
 
 def load_items(path: str | Path, fmt: str = "auto") -> list[Item]:
     """Items from a benchmark file; `fmt` is 'auto' or one of LOADERS."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path)
+    path = input_file(path)
     if fmt == "auto":
         fmt = detect_format(path)
     if fmt not in LOADERS:

@@ -13,6 +13,7 @@ from typing import Any, TextIO, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from checkbench.errors import InputError
+from checkbench.inputs import first_non_blank, input_file, iter_input_lines, read_input_text
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -27,45 +28,32 @@ def field_path(error: ValidationError) -> tuple[str, str]:
 def iter_json_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each non-blank line; malformed lines raise InputError."""
     path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", path=path)
     seen = False
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError("not valid UTF-8", path=path, line=number) from None
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"malformed JSON ({exc.msg})", path=path, line=number) from None
-            if not isinstance(record, dict):
-                raise InputError("each line must be a JSON object", path=path, line=number)
-            seen = True
-            yield number, record
+    for number, line in iter_input_lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"malformed JSON ({exc.msg})", path=path, line=number) from None
+        if not isinstance(record, dict):
+            raise InputError("each line must be a JSON object", path=path, line=number)
+        seen = True
+        yield number, record
     if not seen:
         raise InputError("file is empty", path=path)
 
 
-def _opens_json_list(path: Path) -> bool:
-    """Whether the file's first non-blank character is "[" (a JSON list, not JSON Lines)."""
-    with path.open("rb") as handle:
-        for raw in handle:
-            if raw.strip():
-                return raw.lstrip().startswith(b"[")
-    return False
+def parse_json_text(text: str, path: Path) -> Any:
+    """The data of a whole JSON file's text; malformed JSON is a located InputError."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
 
 
 def _iter_json_list(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputError("not valid UTF-8", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    data = parse_json_text(read_input_text(path), path)
     if not isinstance(data, list) or not data:
         raise InputError("expected a non-empty JSON list of records", path=path)
     for number, record in enumerate(data, start=1):
@@ -79,10 +67,8 @@ def iter_json_records(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
     The location is the line number for JSON Lines and the record number for a JSON list.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    if _opens_json_list(path):
+    path = input_file(path)
+    if first_non_blank(path) == b"[":
         return _iter_json_list(path)
     return iter_json_lines(path)
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 Role = Literal["system", "user", "assistant", "tool"]
 Rule = Literal["weighted", "any", "all", "mean"]
 Winner = Literal["a", "b", "tie"]
+
+WEIGHT_TOLERANCE = 1e-6
+"""How far from 1 the weights of a "weighted" checklist may sum (every loader uses this)."""
 
 
 class _Model(BaseModel):
@@ -22,14 +27,68 @@ class Message(_Model):
     content: str
 
 
+def located_error(loc: tuple[str | int, ...], message: str, value: Any) -> ValidationError:
+    """A validation error at `loc` (relative to the model being validated), for a validator
+    whose problem belongs to one field rather than to the whole record."""
+    problem = PydanticCustomError("checkbench", "{message}", {"message": message})
+    return ValidationError.from_exception_data(
+        "checkbench", [InitErrorDetails(type=problem, loc=loc, input=value)]
+    )
+
+
 class Check(_Model):
     """One atomic yes/no requirement a response is judged against."""
 
     id: str
     text: str = Field(min_length=1)
-    weight: float | None = None
+    weight: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     source: str = "instruction"
     categories: list[str] = Field(default_factory=list)
+
+
+class GenerationHints(_Model):
+    """An item's own generation settings (`Item.meta["generation"]`), applied unless the user
+    overrides them. Types are strict and unknown keys are refused: a misspelt hint would
+    otherwise be silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
+    max_tokens: int | None = Field(default=None, ge=1)
+    seed: int | None = None
+    fit_context: bool = False
+    """Cap max_tokens at what the model's context leaves after the prompt."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _an_object_of_known_hints(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise ValueError('must be an object, e.g. {"temperature": 0.7, "max_tokens": 512}')
+        for key in data:
+            if key not in cls.model_fields:
+                known = ", ".join(cls.model_fields)
+                raise located_error((key,), f"unknown generation hint (known: {known})", key)
+        return data
+
+
+class _ItemMeta(BaseModel):
+    """The keys of Item.meta that checkbench itself reads; the others are free."""
+
+    model_config = ConfigDict(extra="allow")
+
+    generation: GenerationHints | None = None
+
+
+def weights_problem(checklist: list[Check]) -> tuple[tuple[str | int, ...], str] | None:
+    """(location, problem) when a "weighted" checklist lacks a weight or its weights do not
+    sum to 1 within WEIGHT_TOLERANCE (each is already finite and >= 0)."""
+    for index, check in enumerate(checklist):
+        if check.weight is None:
+            return ("checklist", index, "weight"), "rule 'weighted' needs a weight on every check"
+    total = math.fsum(check.weight or 0.0 for check in checklist)
+    if not math.isclose(total, 1.0, abs_tol=WEIGHT_TOLERANCE):
+        return ("checklist",), f"rule 'weighted' needs weights summing to 1, got {total:g}"
+    return None
 
 
 class Item(_Model):
@@ -50,14 +109,28 @@ class Item(_Model):
             raise ValueError("the last message must be the user turn to answer")
         return messages
 
+    @field_validator("meta")
+    @classmethod
+    def _known_meta(cls, meta: dict[str, Any]) -> dict[str, Any]:
+        _ItemMeta.model_validate(meta)  # its errors are located under "meta"
+        return meta
+
     @model_validator(mode="after")
     def _checks_consistent(self) -> Item:
-        ids = [c.id for c in self.checklist]
-        if len(set(ids)) != len(ids):
-            raise ValueError("check ids must be unique within an item")
-        if self.rule == "weighted" and any(c.weight is None for c in self.checklist):
-            raise ValueError("rule 'weighted' needs a weight on every check")
+        seen: set[str] = set()
+        for index, check in enumerate(self.checklist):
+            if check.id in seen:
+                raise located_error(
+                    ("checklist", index, "id"), "check ids must be unique within an item", check.id
+                )
+            seen.add(check.id)
+        if self.rule == "weighted" and (problem := weights_problem(self.checklist)):
+            raise located_error(*problem, self.checklist)
         return self
+
+    def generation_hints(self) -> GenerationHints:
+        """The item's generation hints (all unset when it has none)."""
+        return GenerationHints.model_validate(self.meta.get("generation") or {})
 
     def tag(self, facet: str) -> list[str]:
         """Values of one tag facet (empty when absent)."""

@@ -54,7 +54,7 @@ CASES = {
     "weighted without weight": (
         [_with(checklist=[{"id": "c1", "text": "t"}])],
         1,
-        "record",
+        "checklist.0.weight",
         "weight",
     ),
     "duplicate id": ([_with(), _with()], 2, "id", "duplicate"),

@@ -22,7 +22,8 @@ from checkbench.scan.builder import (
     build_taxonomy,
 )
 from checkbench.scan.domains import DOMAINS
-from checkbench.scan.tree import Node, Taxonomy, TaxonomyError, load_taxonomy
+from checkbench.scan.paths import TaxonomyError
+from checkbench.scan.tree import Node, Taxonomy, load_taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
 from tests.conftest import run_cli

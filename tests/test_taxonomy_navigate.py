@@ -30,14 +30,9 @@ import pytest
 from rich.console import Console
 
 from checkbench.errors import InputError
-from checkbench.scan.navigate import (
-    TOO_FEW,
-    NavigationSettings,
-    navigate,
-    profile_view,
-    taxonomy_tags,
-    top_fraction,
-)
+from checkbench.scan.navigate import navigate, taxonomy_tags, top_fraction
+from checkbench.scan.navigation import TOO_FEW, NavigationSettings
+from checkbench.scan.navviews import profile_view
 from checkbench.scan.tree import Node, Taxonomy
 from checkbench.schema import Item, Message
 

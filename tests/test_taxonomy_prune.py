@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from checkbench.scan.paths import TaxonomyError
 from checkbench.scan.prune import prune
-from checkbench.scan.tree import Node, Taxonomy, TaxonomyError, load_taxonomy
+from checkbench.scan.tree import Node, Taxonomy, load_taxonomy
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "taxonomy-mini.json"
 

@@ -9,8 +9,9 @@ import pytest
 
 from checkbench.errors import InputError
 from checkbench.jsonl import read_models
+from checkbench.scan.paths import lineage
 from checkbench.scan.realmix import META_KEY, MixResult, MixSettings, realmix
-from checkbench.scan.tree import Node, Taxonomy, lineage, save_taxonomy
+from checkbench.scan.tree import Node, Taxonomy, save_taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
 from tests.conftest import run_cli

@@ -9,8 +9,9 @@ import pytest
 
 from checkbench.jsonl import read_models
 from checkbench.scan.domains import DOMAINS, OTHER
+from checkbench.scan.paths import lineage
 from checkbench.scan.tagging import META_KEY, TagSettings, closure, tag_items
-from checkbench.scan.tree import Node, Taxonomy, lineage, save_taxonomy
+from checkbench.scan.tree import Node, Taxonomy, save_taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
 from tests.conftest import run_cli

@@ -9,17 +9,8 @@ import pytest
 from rich.console import Console
 
 from checkbench.errors import InputError
-from checkbench.scan.tree import (
-    Move,
-    Node,
-    Taxonomy,
-    TaxonomyError,
-    diff,
-    lineage,
-    load_taxonomy,
-    save_taxonomy,
-    tree_view,
-)
+from checkbench.scan.paths import TaxonomyError, lineage
+from checkbench.scan.tree import Move, Node, Taxonomy, diff, load_taxonomy, save_taxonomy, tree_view
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "taxonomy-mini.json"
 

@@ -22,6 +22,7 @@ from checkbench.convbench.scoring import BenchScores, CheckMode, bench_scores
 from checkbench.convbench.summary import BuildSummary
 from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
 from checkbench.generate import GenerationSettings
+from checkbench.inputs import output_dir, output_file
 from checkbench.jsonl import write_jsonl
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.llm import ModelOptions, open_backend
@@ -40,6 +41,8 @@ def build(
 ) -> BuildSummary:
     """Turn conversation logs into a benchmark (Conv-to-Bench, or FB-Bench-style curation with
     `spec.mode="feedback"`); the stage records and the report go to `run_dir`."""
+    output_dir(run_dir)
+    output_file(bench)
     backend = open_backend(spec.model, options)
     return run_closing(
         [backend], lambda: build_benchmark(spec, run_dir, bench, backend, progress=progress)
@@ -63,6 +66,9 @@ def filter_by_difficulty(
 
     The weak models answer and the judge judges in `run_dir` (a temporary directory unless
     given; give one to resume an interrupted filter)."""
+    output_file(out)
+    if run_dir is not None:
+        output_dir(run_dir)
     items = load_items(bench, fmt)
     judge_settings = judge_settings or JudgeSettings()
     weak = open_backends(weak_models, options)

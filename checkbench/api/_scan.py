@@ -10,13 +10,15 @@ from typing import TypeVar
 from checkbench.api._stage import judged_run, open_backends, run_stage
 from checkbench.benchmarks import load_items
 from checkbench.errors import InputError
+from checkbench.inputs import output_dir, output_file
 from checkbench.jsonl import write_jsonl
 from checkbench.judges.pc2 import PC2Result, PC2Settings, load_preferences, pc2_evaluate
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.scan.builder import TaxBuilderSettings, TaxBuildResult, build_taxonomy
 from checkbench.scan.domains import seed_taxonomy
 from checkbench.scan.formats import TaxonomyFormat
-from checkbench.scan.navigate import Navigation, NavigationSettings, navigate_items
+from checkbench.scan.navigate import navigate_items
+from checkbench.scan.navigation import Navigation, NavigationSettings
 from checkbench.scan.realmix import MixResult, MixSettings, realmix
 from checkbench.scan.tagging import TagResult, TagSettings, tag_items
 from checkbench.scan.tree import load_taxonomy, save_taxonomy
@@ -40,6 +42,8 @@ def taxonomy_build(
     """Grow a capability taxonomy from the queries' capabilities (TaxBuilder), starting from
     `seed` (default: the seven SCAN domains), and write it pruned, in checkbench's format or
     SCAN's (names only); rerunning resumes."""
+    output_dir(run_dir)
+    output_file(taxonomy_out)
     items = load_items(queries)
     start = load_taxonomy(seed) if seed is not None else seed_taxonomy()
     backend = open_backend(model, options)
@@ -74,6 +78,8 @@ def _rewrite_bench(
     progress: ProgressSink | None,
 ) -> Rewritten:
     """Run a stage that turns a benchmark's items into new ones under a taxonomy; write them."""
+    output_dir(run_dir)
+    output_file(bench_out)
     items, tree = load_items(bench), load_taxonomy(taxonomy)
     backend = open_backend(model, options)
     with RunStore(run_dir) as store:

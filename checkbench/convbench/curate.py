@@ -34,7 +34,7 @@ from checkbench.convbench.checklist import distinct_texts
 from checkbench.convbench.ingest import Conversation
 from checkbench.convbench.settings import ConvBenchSettings
 from checkbench.convbench.stages import BuildStages, Decision, failure
-from checkbench.schema import Check, Item, Message
+from checkbench.schema import WEIGHT_TOLERANCE, Check, Item, Message
 from checkbench.steps.answers import Answer, Unusable, answer_model, choice, listing, text
 
 APOLOGY_WINDOW = 400
@@ -71,7 +71,6 @@ FEEDBACK_TYPES = (
     "Simple Questioning",
 )
 """The FB-Bench feedback types of the error-correction scenario."""
-WEIGHT_TOLERANCE = 1e-6
 
 
 def approx_tokens(text: str) -> int:

@@ -29,6 +29,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from checkbench.errors import CheckbenchError, InputError
+from checkbench.inputs import input_file, open_input
 from checkbench.schema import Message
 
 Format = Literal["auto", "openai", "sharegpt", "lmsys", "wildchat"]
@@ -157,9 +158,7 @@ def iter_conversations(
     """
     if fmt not in get_args(Format):
         raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(get_args(Format))}")
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path)
+    path = input_file(path)
     return _stream(path, fmt, strict, on_error, stats if stats is not None else IngestStats())
 
 
@@ -306,7 +305,7 @@ def _decode(raw: bytes | dict[str, Any]) -> Any:
 
 def _rows(path: Path) -> Iterator[tuple[int, bytes | dict[str, Any]]]:
     """(line or row number, raw record) for each record; JSONL lines stay undecoded bytes."""
-    with path.open("rb") as handle:
+    with open_input(path) as handle:
         magic = handle.read(4)
     if magic == b"PAR1":
         rows = _parquet_rows(path)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from checkbench.convbench.ingest import Conversation, Format, IngestStats, iter_conversations
 from checkbench.errors import InputError
+from checkbench.inputs import input_file
 
 DUPLICATE = "duplicate conversation id"
 
@@ -54,10 +55,8 @@ def check_logs(paths: Sequence[str | Path]) -> list[Path]:
     if not paths:
         raise InputError("no conversation logs given")
     resolved = []
-    for path in map(Path, paths):
-        if not path.is_file():
-            raise InputError("file not found", path=path)
-        resolved.append(path)
+    for path in paths:
+        resolved.append(input_file(path))
     return resolved
 
 

@@ -15,7 +15,6 @@ matches a reference name when the names are equal, or when the part after the ba
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -25,6 +24,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from checkbench.errors import InputError
+from checkbench.inputs import read_input_text
+from checkbench.jsonl import parse_json_text
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.stats.estimate import Stat
 from checkbench.stats.ranking import ranks
@@ -46,9 +47,7 @@ class RankAgreement(BaseModel):
 def load_reference(path: str | Path) -> dict[str, float]:
     """Reference scores by model name from a JSON or CSV leaderboard file."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    text = path.read_text(encoding="utf-8")
+    text = read_input_text(path)  # a byte-order mark (from spreadsheet programs) is stripped
     if not text.strip():
         raise InputError("file is empty", path=path)
     is_json = text.lstrip()[0] in "{["
@@ -87,10 +86,7 @@ def _number(value: Any) -> float | None:
 
 
 def _json_rows(path: Path, text: str) -> list[Row]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
+    data = parse_json_text(text, path)
     if isinstance(data, dict):
         return [(None, f"{model}.", model, score) for model, score in data.items()]
     if isinstance(data, list) and all(isinstance(row, dict) for row in data):
@@ -102,7 +98,12 @@ def _csv_rows(path: Path, text: str) -> list[Row]:
     reader = csv.DictReader(text.splitlines())
     fields = [name.strip().lower() for name in reader.fieldnames or []]
     if "model" not in fields or "score" not in fields:
-        raise InputError("a CSV leaderboard needs a header with model and score", path=path, line=1)
+        found = ", ".join(repr(name) for name in fields)
+        raise InputError(
+            f"a CSV leaderboard needs a header with model and score (found {found})",
+            path=path,
+            line=1,
+        )
     reader.fieldnames = fields
     return [(reader.line_num, "", row["model"], row["score"]) for row in reader]
 

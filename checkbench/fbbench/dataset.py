@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from checkbench.errors import InputError
-from checkbench.jsonl import iter_json_records, validate
-from checkbench.schema import Check, Item
+from checkbench.jsonl import field_path, iter_json_records, validate
+from checkbench.schema import Check, GenerationHints, Item
 
 SCENARIOS: dict[str, str] = {"Error Correction": "EC", "Response Maintenance": "RM"}
 """bench_type -> scenario tag."""
@@ -38,7 +40,6 @@ def squeeze(text: str) -> str:
 
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-WEIGHT_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)
@@ -104,17 +105,26 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _check(fields: dict[str, Any], field: str, where: Where) -> Check:
+    """A Check, its data-model problems located at the file's checklist entry."""
+    try:
+        return Check.model_validate(fields)
+    except ValidationError as exc:
+        raise where.error(field_path(exc)[1], field) from None
+
+
 def _weighted_check(entry: Any, index: int, where: Where) -> Check:
-    """An EC checklist entry: [text, weight] with 0 < weight <= 1."""
+    """An EC checklist entry: [text, weight] with a weight above 0 (the format's own rule;
+    finite weights summing to 1 is the data model's rule for every weighted checklist)."""
     field = f"checklist.{index}"
     if not (isinstance(entry, list) and len(entry) == 2):
         raise where.error("an Error Correction check must be [text, weight]", field)
     text, weight = entry
     if not isinstance(text, str) or not text.strip():
         raise where.error("check text must be a non-blank string", field)
-    if not is_number(weight) or not 0 < weight <= 1:
-        raise where.error(f"check weight must be a number in (0, 1], got {weight!r}", field)
-    return Check(id=f"c{index + 1}", text=text, weight=float(weight))
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or not weight > 0:
+        raise where.error(f"check weight must be a number above 0, got {weight!r}", field)
+    return _check({"id": f"c{index + 1}", "text": text, "weight": weight}, field, where)
 
 
 def _alternative_check(entry: Any, index: int, where: Where) -> Check:
@@ -137,10 +147,6 @@ def _checklist(raw: Any, scenario: str, where: Where) -> list[Check]:
         if check.text in seen:
             raise where.error("duplicate check text", f"checklist.{index}")
         seen.add(check.text)
-    if scenario == "EC":
-        total = sum(check.weight or 0.0 for check in checks)
-        if not math.isclose(total, 1.0, abs_tol=WEIGHT_TOLERANCE):
-            raise where.error(f"check weights must sum to 1, got {total:g}", "checklist")
     return checks
 
 
@@ -165,11 +171,10 @@ MAX_ANSWER_TOKENS = 4096
 
 def generation_hints(task: str) -> dict[str, Any]:
     """Per-item generation settings that `generate` applies unless the user overrides them."""
-    return {
-        "temperature": TASK_TEMPERATURE.get(task, 0.0),
-        "max_tokens": MAX_ANSWER_TOKENS,
-        "fit_context": True,
-    }
+    hints = GenerationHints(
+        temperature=TASK_TEMPERATURE.get(task, 0.0), max_tokens=MAX_ANSWER_TOKENS, fit_context=True
+    )
+    return hints.model_dump(exclude_none=True)
 
 
 def sample_item(record: dict[str, Any], where: Where) -> Item:

@@ -21,7 +21,6 @@ from pydantic import BaseModel, Field
 
 from checkbench.errors import InputError
 from checkbench.fbbench.dataset import (
-    WEIGHT_TOLERANCE,
     Where,
     is_number,
     located_records,
@@ -31,7 +30,8 @@ from checkbench.fbbench.dataset import (
 )
 from checkbench.fbbench.matching import match_entries
 from checkbench.fbbench.versions import ImportSummary, Tally, differences, own_versions
-from checkbench.schema import Item, Response, Verdict
+from checkbench.inputs import input_dir
+from checkbench.schema import WEIGHT_TOLERANCE, Item, Response, Verdict
 
 RECORD_KEY = "fb_bench_record"
 """Response.meta key of an imported record's RecordFacts."""
@@ -280,9 +280,7 @@ def load_fbbench_judgment_dir(
 ) -> JudgmentImport:
     """Load every `*.jsonl` judgment file of a directory (one per model, in name order), as
     `load_fbbench_judgments` loads one."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise InputError("directory not found", path=directory)
+    directory = input_dir(directory)
     files = sorted(directory.glob("*.jsonl"))
     if not files:
         raise InputError("no .jsonl judgment files", path=directory)

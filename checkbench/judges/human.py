@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from checkbench.errors import InputError
+from checkbench.inputs import input_file
 from checkbench.jsonl import iter_json_lines, validate
 from checkbench.schema import Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
@@ -86,6 +87,7 @@ def judge_agreement(
 ) -> list[JudgeAgreement]:
     """Agreement with the human verdicts of each named judge, or of every judge in the run;
     each result is also kept in the run (for its HTML report)."""
+    input_file(human)  # a bad path fails before the run is opened
     with RunStore.existing(run_dir) as store:
         found = store.judges()
         if not found:

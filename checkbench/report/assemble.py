@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from checkbench.inputs import output_file
 from checkbench.jsonl import write_text_atomic
 from checkbench.report.facts import run_facts
 from checkbench.report.items import ItemDetails
@@ -50,8 +51,8 @@ def write_report(
     run_dir: str | Path, out: str | Path | None = None, options: ReportOptions | None = None
 ) -> Path:
     """Write the self-contained HTML report of a run (default RUN_DIR/report.html)."""
+    path = output_file(out if out is not None else Path(run_dir) / REPORT_FILE)
     with RunStore.existing(run_dir) as store:
         report = build_report(store, options)
-    path = Path(out) if out is not None else Path(run_dir) / REPORT_FILE
     write_text_atomic(path, render_page(report.data, report.details.chunks()).html)
     return path

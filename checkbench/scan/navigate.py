@@ -46,7 +46,6 @@ from checkbench.scan.navigation import (
     NodeStats,
     Profile,
 )
-from checkbench.scan.navviews import divergent_view, nodes_view, profile_view
 from checkbench.scan.paths import SEP, TaxonomyError, lineage, normalize_path, parent_of
 from checkbench.scan.prune import prune
 from checkbench.scan.queries import META_KEY as SCAN_META
@@ -55,26 +54,6 @@ from checkbench.scan.tree import Taxonomy
 from checkbench.schema import Item
 from checkbench.stats import mean_ci
 from checkbench.stats.ranking import ranks as average_ranks
-
-__all__ = [
-    "TAXONOMY_FACET",
-    "TOO_FEW",
-    "Cell",
-    "Finding",
-    "Instability",
-    "Navigation",
-    "NavigationSettings",
-    "NodeStats",
-    "Profile",
-    "Scores",
-    "divergent_view",
-    "navigate",
-    "navigate_items",
-    "nodes_view",
-    "profile_view",
-    "taxonomy_tags",
-    "top_fraction",
-]
 
 Scores = Mapping[str, Mapping[str, float | None]]
 

@@ -22,7 +22,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from checkbench.scan.tree import SEP, Node, Taxonomy, TaxonomyError, normalize_path
+from checkbench.scan.paths import SEP, TaxonomyError, normalize_path
+from checkbench.scan.tree import Node, Taxonomy
 
 
 class Pruned(BaseModel):

@@ -30,9 +30,9 @@ from pydantic import BaseModel
 from checkbench.errors import InputError
 from checkbench.llm.base import ChatBackend
 from checkbench.prompts import fence
-from checkbench.scan.domains import DOMAIN_FACET, OTHER
-from checkbench.scan.navigate import TAXONOMY_FACET
-from checkbench.scan.tree import SEP, Taxonomy, TaxonomyError, lineage, normalize_path
+from checkbench.scan.domains import DOMAIN_FACET, OTHER, TAXONOMY_FACET
+from checkbench.scan.paths import SEP, TaxonomyError, lineage, normalize_path
+from checkbench.scan.tree import Taxonomy
 from checkbench.schema import Item, Message
 from checkbench.steps.answers import Answer, YesNo, answer_model, text
 from checkbench.steps.caller import Caller

@@ -26,9 +26,9 @@ from pydantic import BaseModel
 
 from checkbench.llm.base import ChatBackend, ChatRequest
 from checkbench.prompts import fence
-from checkbench.scan.domains import DOMAIN_FACET, DOMAINS, OTHER
-from checkbench.scan.navigate import TAXONOMY_FACET
-from checkbench.scan.tree import SEP, Taxonomy, lineage
+from checkbench.scan.domains import DOMAIN_FACET, DOMAINS, OTHER, TAXONOMY_FACET
+from checkbench.scan.paths import SEP, lineage
+from checkbench.scan.tree import Taxonomy
 from checkbench.schema import Item
 from checkbench.steps.answers import Answer, answer_model, choice, listing, text
 from checkbench.steps.caller import Caller

@@ -18,15 +18,17 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from checkbench.errors import InputError
+from checkbench.inputs import read_input_text
 from checkbench.jsonl import write_text_atomic
 from checkbench.scan import formats
 from checkbench.scan.formats import TaxonomyFormat
-from checkbench.scan.paths import SEP as SEP
-from checkbench.scan.paths import TaxonomyError as TaxonomyError
-from checkbench.scan.paths import is_within, join_path, split_path
-from checkbench.scan.paths import lineage as lineage
-from checkbench.scan.paths import normalize_path as normalize_path
-from checkbench.scan.paths import parent_of as parent_of
+from checkbench.scan.paths import (
+    SEP,
+    TaxonomyError,
+    is_within,
+    join_path,
+    split_path,
+)
 
 Loc = formats.Loc
 
@@ -318,12 +320,7 @@ def load_taxonomy(path: str | Path) -> Taxonomy:
     """Read and validate a taxonomy JSON file in either format (`checkbench.scan.formats`,
     told apart by content); any problem is an InputError naming the spot."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", path=path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not valid UTF-8", path=path) from None
+    text = read_input_text(path)
     if not text.strip():
         raise InputError("file is empty", path=path)
     try:

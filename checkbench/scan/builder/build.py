@@ -33,8 +33,9 @@ from checkbench.scan.builder.decisions import (
     refine_answer,
     tags_answer,
 )
+from checkbench.scan.paths import SEP, TaxonomyError
 from checkbench.scan.prune import prune
-from checkbench.scan.tree import SEP, Node, Taxonomy, TaxonomyError
+from checkbench.scan.tree import Node, Taxonomy
 from checkbench.schema import Item
 from checkbench.steps.answers import Answer
 from checkbench.steps.caller import Caller

@@ -17,7 +17,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from checkbench.scan.tree import SEP, Node, Taxonomy, TaxonomyError, parent_of
+from checkbench.scan.paths import SEP, TaxonomyError, parent_of
+from checkbench.scan.tree import Node, Taxonomy
 from checkbench.steps.answers import Answer, answer_model, choice, listing, text
 
 EXISTS, ADD_HERE = "exists", "add here"

@@ -49,6 +49,8 @@ app = typer.Typer(
 )
 
 err_console = Console(stderr=True)
+INTERRUPTED = 130
+"""Exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
 
 
 @app.callback()
@@ -99,4 +101,14 @@ def main() -> None:
     except typer.Abort:
         err_console.print("Aborted!")
         sys.exit(1)
+    except KeyboardInterrupt:
+        _interrupted()
+    if code == INTERRUPTED:  # typer turns Ctrl-C inside a command into this exit code
+        _interrupted()
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _interrupted() -> None:
+    """Ctrl-C: finished calls are in the run store, so the same command picks up from there."""
+    err_console.print("interrupted: rerun the same command to resume", highlight=False)
+    sys.exit(INTERRUPTED)

@@ -1,0 +1,47 @@
+"""Ctrl-C during a run: one line saying how to resume, exit code 130, no traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import EXAMPLE, ROOT
+
+
+def test_ctrl_c_says_how_to_resume_and_exits_130(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "checkbench",
+            "generate",
+            str(EXAMPLE),
+            "--model",
+            "local",
+            "--out",
+            str(run_dir),
+            "--max-tokens",
+            "256",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not (run_dir / "run.sqlite").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert proc.poll() is None, proc.communicate()
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted: rerun the same command to resume" in err
+    assert "Traceback" not in err + out

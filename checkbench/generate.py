@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from checkbench.llm.base import ChatBackend, ChatRequest
+from checkbench.llm.base import ChatBackend, ChatRequest, backend_sampling
 from checkbench.schema import Item, Response, Usage
 from checkbench.steps.caller import Caller
 from checkbench.steps.model import StepModel
@@ -16,6 +17,7 @@ from checkbench.store import RunStore
 
 CANDIDATE = "candidate"
 DEFAULT_MAX_TOKENS = 1024
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -38,22 +40,30 @@ async def _answer_budget(backend: ChatBackend, item: Item, cap: int) -> int:
 
 
 async def candidate_request(
-    item: Item, settings: GenerationSettings, backend: ChatBackend
+    item: Item, settings: GenerationSettings, backend: ChatBackend, sample: int = 0
 ) -> ChatRequest:
-    """The request a candidate model answers for one item."""
-    hints = item.meta.get("generation", {})
-    temperature = settings.temperature
-    if temperature is None:
-        temperature = float(hints.get("temperature", 0.0))
-    max_tokens = settings.max_tokens or int(hints.get("max_tokens", DEFAULT_MAX_TOKENS))
-    if settings.max_tokens is None and hints.get("fit_context"):
+    """The request a candidate model answers for one item (sample number `sample`). Sampling
+    comes from the flags, then the model's defaults (models file), then the item's hints."""
+    hints = item.generation_hints()
+    model = backend_sampling(backend)
+    temperature = _first(settings.temperature, model.temperature, hints.temperature) or 0.0
+    explicit_max = settings.max_tokens or model.max_tokens
+    max_tokens = explicit_max or hints.max_tokens or DEFAULT_MAX_TOKENS
+    if explicit_max is None and hints.fit_context:
         max_tokens = await _answer_budget(backend, item, max_tokens)
     return ChatRequest(
         messages=tuple(item.messages),
         temperature=temperature,
         max_tokens=max_tokens,
-        seed=settings.seed,
+        seed=_first(settings.seed, model.seed, hints.seed),
+        top_p=model.top_p,
+        sample=sample,
     )
+
+
+def _first(*values: T | None) -> T | None:
+    """The first value that is set: a flag, then the model's default, then the item's hint."""
+    return next((value for value in values if value is not None), None)
 
 
 async def _answer(model: StepModel, item: Item, settings: GenerationSettings) -> Response:

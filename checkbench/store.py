@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
@@ -12,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from checkbench.errors import InputError
+from checkbench.inputs import output_dir
 from checkbench.llm.base import ChatRequest, ChatResult
+from checkbench.llm.redact import redact, redact_optional
 from checkbench.schema import Item, Response, Verdict
 
 STORE_FILE = "run.sqlite"
@@ -28,7 +31,9 @@ CREATE TABLE IF NOT EXISTS calls (
     key TEXT NOT NULL, model TEXT NOT NULL, role TEXT NOT NULL, status TEXT NOT NULL,
     request TEXT NOT NULL, result TEXT, prompt_tokens INTEGER NOT NULL DEFAULT 0,
     completion_tokens INTEGER NOT NULL DEFAULT 0, latency_s REAL NOT NULL DEFAULT 0,
-    error TEXT, created_at REAL NOT NULL);
+    error TEXT, created_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 1,
+    timeouts INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS models (name TEXT PRIMARY KEY, identity TEXT NOT NULL UNIQUE);
 CREATE UNIQUE INDEX IF NOT EXISTS calls_ok ON calls(key) WHERE status = 'ok';
 CREATE TABLE IF NOT EXISTS responses (
     item_id TEXT NOT NULL, model TEXT NOT NULL, body TEXT NOT NULL, ok INTEGER NOT NULL,
@@ -44,7 +49,9 @@ CREATE TABLE IF NOT EXISTS verdicts (
 
 @dataclass(frozen=True)
 class UsageRow:
-    """Token accounting for one (model, role) pair."""
+    """Calls and token accounting for one (model, role) pair: `calls` succeeded, `errors`
+    failed after every attempt; `attempts` counts every HTTP try (retries = attempts - calls -
+    errors), `timeouts` the tries that timed out."""
 
     model: str
     role: str
@@ -53,13 +60,34 @@ class UsageRow:
     prompt_tokens: int
     completion_tokens: int
     latency_s: float
+    attempts: int = 0
+    timeouts: int = 0
+
+    @property
+    def retries(self) -> int:
+        return max(self.attempts - self.calls - self.errors, 0)
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One logical model call as the audit log keeps it."""
+
+    key: str
+    model: str
+    role: str
+    request: ChatRequest
+    result: ChatResult | None
+    error: str | None
+    latency_s: float
+    attempts: int = 1
+    timeouts: int = 0
 
 
 class RunStore:
     """Items, responses, verdicts and every model call of one run, resumable after a crash."""
 
     def __init__(self, run_dir: str | Path) -> None:
-        self.run_dir = Path(run_dir)
+        self.run_dir = output_dir(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.run_dir / STORE_FILE
         self._db = sqlite3.connect(self.path, isolation_level=None)
@@ -172,41 +200,64 @@ class RunStore:
         return ChatResult.model_validate_json(row[0]) if row else None
 
     def record_call(
-        self,
-        *,
-        key: str,
-        model: str,
-        role: str,
-        request: ChatRequest,
-        result: ChatResult | None,
-        error: str | None,
-        latency_s: float,
+        self, call: CallRecord | None = None, /, *, replace: bool = False, **fields: Any
     ) -> None:
-        """Append one model call (success or failure) to the audit log and cache."""
-        self._db.execute(
-            "INSERT OR IGNORE INTO calls(key, model, role, status, request, result, prompt_tokens,"
-            " completion_tokens, latency_s, error, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                key,
-                model,
-                role,
-                "ok" if result is not None else "error",
-                request.model_dump_json(),
-                result.model_dump_json() if result is not None else None,
-                result.prompt_tokens if result else 0,
-                result.completion_tokens if result else 0,
-                latency_s,
-                error,
-                time.time(),
-            ),
-        )
+        """Append one model call (success or failure; a CallRecord or its fields) to the audit
+        log and cache, redacted; `replace` retires an earlier success under the same key (a
+        fresh re-ask)."""
+        call = call or CallRecord(**fields)
+        ok = call.result is not None
+        with self.transaction() as db:
+            if replace and ok:
+                db.execute(
+                    "UPDATE calls SET status = 'replaced' WHERE key = ? AND status = 'ok'",
+                    (call.key,),
+                )
+            db.execute(
+                "INSERT OR IGNORE INTO calls(key, model, role, status, request, result,"
+                " prompt_tokens, completion_tokens, latency_s, error, created_at, attempts,"
+                " timeouts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    call.key,
+                    call.model,
+                    call.role,
+                    "ok" if ok else "error",
+                    redact(call.request.model_dump_json()),
+                    redact(call.result.model_dump_json()) if call.result is not None else None,
+                    call.result.prompt_tokens if call.result else 0,
+                    call.result.completion_tokens if call.result else 0,
+                    call.latency_s,
+                    redact_optional(call.error),
+                    time.time(),
+                    call.attempts,
+                    call.timeouts,
+                ),
+            )
+
+    def bind_model(self, name: str, identity: str) -> str:
+        """The name under which the model with this identity is stored in this run: its own
+        name the first time, the same name again when it comes back (resume), and a name
+        marked with its identity's hash when the name is already another model's."""
+        with self.transaction() as db:
+            row = db.execute("SELECT name FROM models WHERE identity = ?", (identity,)).fetchone()
+            if row is not None:
+                return str(row[0])
+            taken = db.execute("SELECT 1 FROM models WHERE name = ?", (name,)).fetchone()
+            if taken:
+                name = f"{name}~{hashlib.sha256(identity.encode()).hexdigest()[:6]}"
+            db.execute("INSERT INTO models(name, identity) VALUES (?, ?)", (name, identity))
+            return name
+
+    def model_identities(self) -> dict[str, str]:
+        """Every stored model name with the identity (endpoint, sampling) it stands for."""
+        return dict(self._db.execute("SELECT name, identity FROM models ORDER BY name"))
 
     def usage(self) -> list[UsageRow]:
         """Calls, failures, tokens and time per (model, role)."""
         rows = self._db.execute(
-            "SELECT model, role, SUM(status = 'ok'), SUM(status = 'error'), SUM(prompt_tokens),"
-            " SUM(completion_tokens), SUM(latency_s) FROM calls GROUP BY model, role"
+            "SELECT model, role, SUM(status != 'error'), SUM(status = 'error'), SUM(prompt_tokens),"
+            " SUM(completion_tokens), SUM(latency_s), SUM(attempts), SUM(timeouts)"
+            " FROM calls GROUP BY model, role"
             " ORDER BY role, model"
         )
         return [UsageRow(*row) for row in rows]
@@ -215,7 +266,12 @@ class RunStore:
     def put_response(self, response: Response) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO responses(item_id, model, body, ok) VALUES (?, ?, ?, ?)",
-            (response.item_id, response.model, response.model_dump_json(), response.error is None),
+            (
+                response.item_id,
+                response.model,
+                redact(response.model_dump_json()),
+                response.error is None,
+            ),
         )
 
     def responses(self, model: str | None = None) -> list[Response]:
@@ -244,7 +300,7 @@ class RunStore:
                 "INSERT OR REPLACE INTO verdicts(item_id, model, judge, check_id, passed, body)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    (v.item_id, v.model, v.judge, v.check_id, v.passed, v.model_dump_json())
+                    (v.item_id, v.model, v.judge, v.check_id, v.passed, redact(v.model_dump_json()))
                     for v in verdicts
                 ],
             )
@@ -271,7 +327,7 @@ class RunStore:
         """Store one JSON-able output of a pipeline stage (e.g. a build decision) under a key."""
         self._db.execute(
             "INSERT OR REPLACE INTO records(kind, key, body) VALUES (?, ?, ?)",
-            (kind, key, json.dumps(value, ensure_ascii=False)),
+            (kind, key, redact(json.dumps(value, ensure_ascii=False))),
         )
 
     def records(self, kind: str) -> dict[str, Any]:

@@ -46,7 +46,8 @@ def test_usage_table_fits_80_columns_with_each_model_named_once(tmp_path: Path) 
     assert sum(LONG_MODEL in line for line in lines) == 1
     assert sum("openai:gpt-4o-mini" in line for line in lines) == 1
     instruction = next(line for line in lines if "build:instruction" in line).split()
-    assert instruction[1:4] == ["1", "1", "120"]  # calls that answered, failed, tokens in
+    # calls that answered, retries, timeouts, failed, tokens in
+    assert instruction[1:6] == ["1", "0", "0", "1", "120"]
 
 
 def _lines_at_80(*args: str) -> list[str]:

@@ -87,7 +87,9 @@ async def test_gives_up_after_the_retry_budget(tmp_path: Path) -> None:
 async def test_json_schema_falls_back_to_json_object_once(tmp_path: Path) -> None:
     schema = {"type": "object", "properties": {"a": {"type": "string"}}}
     request = REQUEST.model_copy(update={"json_schema": schema})
-    with StubServer([Reply(status=500, body=b"no json_schema here")]) as server:
+    with StubServer(
+        [Reply(status=400, body=b"response_format json_schema is not supported")]
+    ) as server:
         backend = _backend(server)
         await backend.chat(request)
         await backend.chat(request)

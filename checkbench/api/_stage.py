@@ -17,7 +17,7 @@ from checkbench.generate import GenerationSettings, generate_responses
 from checkbench.judges.checklist import JudgeSettings
 from checkbench.judges.stage import judge_responses
 from checkbench.llm import ModelOptions, open_backend
-from checkbench.llm.base import ChatBackend
+from checkbench.llm.base import ChatBackend, backend_identity
 from checkbench.schema import Item, Response, Verdict
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
@@ -32,6 +32,13 @@ def open_backends(specs: Sequence[str], options: ModelOptions | None) -> list[Ch
     return [open_backend(spec, options) for spec in specs]
 
 
+def bind_backends(store: RunStore, backends: Sequence[ChatBackend]) -> None:
+    """Name each backend as the run knows its identity: the same model reached twice resumes,
+    and a second model under a taken name (another endpoint or sampling) gets its own."""
+    for backend in backends:
+        backend.name = store.bind_model(backend.name, backend_identity(backend))
+
+
 def run_stage(
     store: RunStore,
     backends: Sequence[ChatBackend],
@@ -40,7 +47,9 @@ def run_stage(
     **kwargs: Any,
 ) -> T:
     """Run `stage(store, *args, caller=Caller(store), **kwargs)` to the end, then close the
-    backends, whether it finished or failed."""
+    backends, whether it finished or failed. Each backend first takes the name its identity
+    has in this run (see `RunStore.bind_model`)."""
+    bind_backends(store, backends)
     return run_closing(backends, lambda: stage(store, *args, caller=Caller(store), **kwargs))
 
 

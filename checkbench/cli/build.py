@@ -26,6 +26,9 @@ from checkbench.cli.options import (
     JsonMode,
     JudgeModel,
     Model,
+    ModelsFile,
+    Retries,
+    Timeout,
     model_options,
 )
 from checkbench.cli.render import console, print_usage
@@ -116,6 +119,9 @@ def from_logs(
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     concurrency: Concurrency = 8,
     json_mode: JsonMode = "schema",
+    models: ModelsFile = None,
+    timeout: Timeout = None,
+    retries: Retries = None,
 ) -> None:
     """Turn conversation logs into a benchmark and print what every stage kept and dropped."""
     spec = _spec(
@@ -138,7 +144,7 @@ def from_logs(
             "max_tokens_approx": token_limit,
         },
     )
-    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         report = api.build(spec, out, bench, options=options, progress=progress)
     print_build_report(report)
@@ -200,9 +206,12 @@ def filter_easy(
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     concurrency: Concurrency = 8,
     json_mode: JsonMode = "schema",
+    models: ModelsFile = None,
+    timeout: Timeout = None,
+    retries: Retries = None,
 ) -> None:
     """Drop the items that every weak model answers with full score (FB-Bench post-filter)."""
-    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         report = api.filter_by_difficulty(
             bench,

@@ -18,6 +18,9 @@ from checkbench.cli.options import (
     Format,
     JsonMode,
     Models,
+    ModelsFile,
+    Retries,
+    Timeout,
     model_options,
 )
 from checkbench.cli.render import exit_if_all_failed, print_stages
@@ -43,10 +46,13 @@ def generate(
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     concurrency: Concurrency = 8,
     json_mode: JsonMode = "schema",
+    models: ModelsFile = None,
+    timeout: Timeout = None,
+    retries: Retries = None,
 ) -> None:
     """Run one or more candidate models over the items of BENCH into a run directory."""
     settings = api.GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed)
-    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         summary = api.generate(
             bench,

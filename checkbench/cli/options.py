@@ -13,6 +13,7 @@ verdicts are already stored in the run (the id `checkbench judge` prints, e.g.
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
@@ -24,7 +25,7 @@ from checkbench.llm import ModelOptions
 from checkbench.scoring import UnscoredPolicy
 
 DEFAULT_MODEL = "local"
-SPECS = "local, local:/x.gguf or openai:NAME"
+SPECS = "an alias of the models file, local, local:/x.gguf, openai:NAME or openai:NAME@URL"
 
 BenchFormat = StrEnum("BenchFormat", {name: name for name in ("auto", *LOADERS)})
 """Benchmark formats: detected from the first record (auto), or one of the loaders."""
@@ -79,7 +80,26 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tabl
 
 BaseUrl = Annotated[
     str | None,
-    typer.Option(help="OpenAI-compatible endpoint for openai:MODEL (default $OPENAI_BASE_URL)."),
+    typer.Option(
+        help="OpenAI-compatible endpoint for openai:MODEL without its own (default "
+        "$OPENAI_BASE_URL)."
+    ),
+]
+ModelsFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--models",
+        help="Models file (TOML) naming models with their own endpoints and settings "
+        "(default: ./checkbench.toml when present).",
+    ),
+]
+Timeout = Annotated[
+    float | None,
+    typer.Option(min=0.001, help="Seconds one HTTP attempt may take (default 600)."),
+]
+Retries = Annotated[
+    int | None,
+    typer.Option(min=0, help="Retries of a failed attempt that may succeed (default 5)."),
 ]
 ApiKeyEnv = Annotated[
     str, typer.Option(help="Name of the environment variable holding the API key.")
@@ -99,8 +119,43 @@ def model_options(
     api_key_env: str,
     concurrency: int,
     json_mode: JsonModeName,
+    models: Path | None = None,
+    timeout: float | None = None,
+    retries: int | None = None,
 ) -> ModelOptions:
-    """ModelOptions from the shared command-line flags."""
+    """ModelOptions from the shared command-line flags (a models-file entry's own fields win
+    over them)."""
     return ModelOptions(
-        base_url=base_url, api_key_env=api_key_env, concurrency=concurrency, json_mode=json_mode
+        base_url=base_url,
+        api_key_env=api_key_env,
+        concurrency=concurrency,
+        json_mode=json_mode,
+        models_file=models,
+        timeout_s=timeout,
+        retries=retries,
     )
+
+
+ReferenceJudge = Annotated[
+    str | None,
+    typer.Option(
+        "--reference-judge",
+        help="A judge stored in the run, by its id, whose verdicts are the reference (e.g. "
+        "gpt-4o-2024-08-06 after `checkbench import fb-bench-judgments`).",
+    ),
+]
+ReferenceFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--reference-file",
+        help="JSONL of reference verdicts (item_id, model, check_id, passed), e.g. human ones.",
+    ),
+]
+CalibrationName = Annotated[
+    str | None,
+    typer.Option(
+        "--calibration",
+        help="Grade with a calibration (its name in the run, or an exported JSON file) and "
+        "score the calibrated judge.",
+    ),
+]

@@ -32,9 +32,18 @@ def stage_line(summary: StageSummary) -> str:
     return f"[bold]{summary.stage}[/]: {', '.join(parts)}, {summary.duration_s:.1f}s"
 
 
-def print_stage(summary: StageSummary) -> None:
-    """One line saying what a stage did."""
+def print_stage(summary: StageSummary, shown: int = 10) -> None:
+    """One line saying what a stage did, then what it left unscored (the first `shown`)."""
     console.print(stage_line(summary), highlight=False)
+    if summary.unscored:
+        listed = ", ".join(summary.unscored[:shown])
+        more = len(summary.unscored) - shown
+        suffix = f" and {more} more" if more > 0 else ""
+        console.print(
+            f"[yellow]{len(summary.unscored)} left unscored[/] (asked again on a rerun): "
+            f"{escape(listed)}{suffix}",
+            highlight=False,
+        )
 
 
 def print_stages(run_dir: Path, summaries: list[StageSummary], *, failures: bool = False) -> None:
@@ -67,11 +76,17 @@ def print_failed_responses(store: RunStore, shown: int = 3) -> None:
 
 
 def usage_table(store: RunStore) -> Table:
-    """Calls, failures, tokens and time per model and role: a model's name heads its rows, so
-    long names fit an 80-column terminal."""
-    table = Table(title="Model calls", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    """Calls, retries, timeouts, failures, tokens and time per model and role: a model's name
+    heads its rows, so long names fit an 80-column terminal."""
+    table = Table(
+        title="Model calls (in/out: tokens; retry: attempts repeated; t/o: timed out)",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+    )
     table.add_column("model / role", overflow="fold")
-    for column in ("calls", "failed", "tok in", "tok out", "time s"):
+    for column in ("calls", "retry", "t/o", "failed", "in", "out", "time s"):
         table.add_column(column, justify="right")
     model = None
     for row in sorted(store.usage(), key=lambda row: (row.model, row.role)):
@@ -81,6 +96,8 @@ def usage_table(store: RunStore) -> Table:
         table.add_row(
             Text(f"  {row.role}"),
             str(row.calls),
+            f"[yellow]{row.retries}[/]" if row.retries else "0",
+            f"[yellow]{row.timeouts}[/]" if row.timeouts else "0",
             f"[red]{row.errors}[/]" if row.errors else "0",
             str(row.prompt_tokens),
             str(row.completion_tokens),

@@ -39,17 +39,26 @@ async def judge_responses(
     _record_judge(store, judge, settings)
     items = {item.id: item for item in store.items() if item.checklist}
     done = store.judged(judge)
+    tried = {(v.item_id, v.model) for v in store.verdicts(judge)}
     responses = [r for r in store.responses() if r.item_id in items]
     todo = [r for r in responses if (r.item_id, r.model) not in done]
-    unscored = 0
+    again = stage.model(backend, fresh=True)
+    unscored: list[str] = []
 
     async def judge_one(response: Response) -> None:
-        nonlocal unscored
-        verdicts = await judge_response(model, items[response.item_id], response, settings)
+        # left unscored by an earlier run: asked once more, past the cache that holds the
+        # answer that could not be used
+        asked = again if (response.item_id, response.model) in tried else model
+        verdicts = await judge_response(asked, items[response.item_id], response, settings)
         store.put_verdicts(verdicts)
-        unscored += any(v.passed is None for v in verdicts)
+        if any(v.passed is None for v in verdicts):
+            unscored.append(f"{response.item_id} ({response.model})")
 
     await stage.each(f"judge ({judge})", todo, backend.max_concurrency, judge_one)
     return stage.clock.summary(
-        "judge", total=len(responses), already_done=len(responses) - len(todo), errors=unscored
+        "judge",
+        total=len(responses),
+        already_done=len(responses) - len(todo),
+        errors=len(unscored),
+        unscored=sorted(unscored),
     )

@@ -1,14 +1,18 @@
-"""Model access: parse a model spec into a backend behind one async chat interface."""
+"""Model access: resolve a model spec (an alias of the models file, `local[:FILE]`,
+`openai:NAME` or `openai:NAME@URL`) into a backend behind one async chat interface."""
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from checkbench.errors import InputError
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, LLMError, TokenLogprob
+from checkbench.llm.models_file import ModelEntry, Price, Sampling, find_models_file
+from checkbench.llm.models_file import load_models_file as _load_models_file
 from checkbench.llm.openai_compat import JsonMode, OpenAIBackend
 
 __all__ = [
@@ -19,6 +23,7 @@ __all__ = [
     "LLMError",
     "ModelOptions",
     "ModelSpec",
+    "Sampling",
     "TokenLogprob",
     "backend_name",
     "open_backend",
@@ -26,70 +31,149 @@ __all__ = [
 ]
 
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+DEFAULT_RETRIES = 5
+DEFAULT_TIMEOUT_S = 600.0
+SPEC_FORMS = "an alias of the models file, 'local', 'local:/path/to/model.gguf', 'openai:MODEL' or "
+SPEC_FORMS += "'openai:MODEL@http://host:port/v1'"
 
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """Settings for HTTP backends; the key is named here and read from the environment."""
+    """Command-wide settings; a models-file entry's own fields win over them. The key is named
+    here and read from the environment."""
 
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     concurrency: int = 8
     json_mode: JsonMode = "schema"
-    timeout_s: float = 600.0
+    timeout_s: float | None = None
     context_length: int | None = None
+    retries: int | None = None
+    models_file: str | Path | None = None
+    """The models file; None reads ./checkbench.toml when there is one."""
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A parsed model spec: a GGUF file run in-process, or a model behind an OpenAI-compatible
-    endpoint. `name` is the backend's identity in the store and the cache."""
+    """A resolved model: a GGUF file run in-process, or a model behind an OpenAI-compatible
+    endpoint, with its settings. `name` shows it in tables and reports (the alias when it has
+    one); `identity` (endpoint and sampling included) keys the cache and the store."""
 
     kind: Literal["local", "openai"]
     target: str
-    """The GGUF file's path (local) or the endpoint's model name (openai)."""
+    """The GGUF file's path (local) or the endpoint's model id (openai)."""
+    alias: str | None = None
+    base_url: str | None = None
+    """The endpoint given by the spec itself (inline form or models file)."""
+    inline: bool = False
+    entry: ModelEntry = field(default_factory=ModelEntry)
 
     @property
     def name(self) -> str:
-        return f"{self.kind}:{Path(self.target).stem if self.kind == 'local' else self.target}"
+        if self.alias:
+            return self.alias
+        if self.kind == "local":
+            return f"local:{Path(self.target).stem}"
+        return f"openai:{self.target}@{self.base_url}" if self.inline else f"openai:{self.target}"
+
+    def endpoint(self, options: ModelOptions) -> str | None:
+        """The base URL this model is reached at (None for the embedded backend)."""
+        if self.kind == "local":
+            return None
+        url = self.base_url or options.base_url or os.environ.get("OPENAI_BASE_URL")
+        return (url or DEFAULT_OPENAI_URL).rstrip("/")
+
+    def identity(self, options: ModelOptions) -> str:
+        """What makes two answers comparable: kind, model, endpoint and default sampling."""
+        model = Path(self.target).stem if self.kind == "local" else self.target
+        payload = {
+            "kind": self.kind,
+            "model": model,
+            "endpoint": self.endpoint(options),
+            "sampling": self.entry.sampling().model_dump(exclude_none=True),
+        }
+        return json.dumps(payload, sort_keys=True, separators=(",", ":"))
 
 
-def parse_model_spec(spec: str) -> ModelSpec:
-    """`local` (the embedded model), `local:/path/model.gguf` or `openai:MODEL`; nothing opened."""
+def _split_inline(rest: str) -> tuple[str, str | None]:
+    """`NAME@http://host/v1` -> (NAME, URL); a bare NAME has no URL."""
+    for scheme in ("@http://", "@https://"):
+        if scheme in rest:
+            name, _, url = rest.partition(scheme)
+            return name, scheme[1:] + url.rstrip("/")
+    return rest, None
+
+
+def _models(options: ModelOptions) -> dict[str, ModelEntry]:
+    path = find_models_file(options.models_file)
+    return _load_models_file(path) if path is not None else {}
+
+
+def _from_entry(alias: str, entry: ModelEntry) -> ModelSpec:
+    if entry.provider == "local":
+        from checkbench.llm.llamacpp import default_gguf
+
+        target = str(Path(entry.model).expanduser()) if entry.model else str(default_gguf())
+        return ModelSpec("local", target, alias=alias, entry=entry)
+    if entry.model is None:
+        raise InputError(f"model '{alias}' names no model id", field=f"models.{alias}.model")
+    return ModelSpec("openai", entry.model, alias=alias, base_url=entry.base_url, entry=entry)
+
+
+def parse_model_spec(spec: str, options: ModelOptions | None = None) -> ModelSpec:
+    """The model a spec names (see SPEC_FORMS); nothing opened."""
+    entries = _models(options or ModelOptions())
+    if spec in entries:
+        return _from_entry(spec, entries[spec])
     kind, _, rest = spec.partition(":")
     if kind == "local":
         from checkbench.llm.llamacpp import default_gguf
 
         return ModelSpec("local", str(Path(rest).expanduser() if rest else default_gguf()))
     if kind == "openai" and rest:
-        return ModelSpec("openai", rest)
-    raise InputError(
-        f"unknown model '{spec}': use 'local', 'local:/path/to/model.gguf' or 'openai:MODEL'",
-        field="model",
-    )
+        name, url = _split_inline(rest)
+        if name:
+            return ModelSpec("openai", name, base_url=url, inline=url is not None)
+    known = f" (models file: {', '.join(entries)})" if entries else ""
+    raise InputError(f"unknown model '{spec}': use {SPEC_FORMS}{known}", field="model")
 
 
-def backend_name(spec: str) -> str:
+def backend_name(spec: str, options: ModelOptions | None = None) -> str:
     """The name the backend for `spec` reports, without opening it."""
-    return parse_model_spec(spec).name
+    return parse_model_spec(spec, options).name
+
+
+def price_of(spec: str, options: ModelOptions | None = None) -> Price | None:
+    """The price the models file gives this model, if any."""
+    return parse_model_spec(spec, options).entry.price
 
 
 def open_backend(spec: str, options: ModelOptions | None = None) -> ChatBackend:
-    """A backend for `local`, `local:/path/model.gguf` or `openai:MODEL`."""
+    """A backend for any model spec (see SPEC_FORMS)."""
     options = options or ModelOptions()
-    model = parse_model_spec(spec)
+    model = parse_model_spec(spec, options)
+    entry = model.entry
+    retries = entry.retries if entry.retries is not None else options.retries
     if model.kind == "local":
         from checkbench.llm.llamacpp import LlamaCppBackend
 
-        return LlamaCppBackend(Path(model.target), name=model.name)
-    base_url = options.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_URL
+        return LlamaCppBackend(
+            Path(model.target),
+            name=model.name,
+            identity=model.identity(options),
+            sampling=entry.sampling(),
+            retries=retries,
+        )
     return OpenAIBackend(
         model.target,
         name=model.name,
-        base_url=base_url,
-        api_key_env=options.api_key_env,
-        max_concurrency=options.concurrency,
-        timeout_s=options.timeout_s,
-        json_mode=options.json_mode,
-        context_length=options.context_length,
+        identity=model.identity(options),
+        base_url=model.endpoint(options) or DEFAULT_OPENAI_URL,
+        api_key_env=entry.api_key_env or options.api_key_env,
+        max_concurrency=entry.concurrency or options.concurrency,
+        timeout_s=entry.timeout or options.timeout_s or DEFAULT_TIMEOUT_S,
+        json_mode=entry.json_mode or options.json_mode,
+        context_length=entry.context_length or options.context_length,
+        sampling=entry.sampling(),
+        retries=retries,
     )

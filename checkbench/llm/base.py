@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from checkbench.llm.models_file import Sampling
 from checkbench.schema import Message
 
 
@@ -20,6 +21,9 @@ class ChatRequest(BaseModel):
     temperature: float = 0.0
     max_tokens: int = 1024
     seed: int | None = None
+    top_p: float | None = None
+    sample: int = Field(default=0, ge=0)
+    """Which of several samples of the same request this is: part of the cache key, never sent."""
     json_schema: dict[str, Any] | None = None
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
     stop: tuple[str, ...] = ()
@@ -33,6 +37,8 @@ class ChatRequest(BaseModel):
         }
         if self.seed is not None:
             params["seed"] = self.seed
+        if self.top_p is not None:
+            params["top_p"] = self.top_p
         if self.stop:
             params["stop"] = list(self.stop)
         if self.top_logprobs is not None:
@@ -40,8 +46,13 @@ class ChatRequest(BaseModel):
             params["top_logprobs"] = self.top_logprobs
         return params
 
+    @property
+    def deterministic(self) -> bool:
+        """Greedy or seeded: asking again should give the same answer."""
+        return self.temperature == 0 or self.seed is not None
+
     def cache_key(self, model: str) -> str:
-        """Stable hash of the model identity, parameters and messages."""
+        """Stable hash of the model identity, parameters, sample index and messages."""
         payload = {"model": model, **self.model_dump(mode="json")}
         blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
@@ -68,16 +79,28 @@ class ChatResult(BaseModel):
 class LLMError(Exception):
     """A failed model call; `retryable` says whether backing off and retrying may help."""
 
-    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        timeout: bool = False,
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after
+        self.timeout = timeout
 
 
 class ChatBackend(Protocol):
-    """A model that answers chat requests. `name` identifies it in the store and the cache."""
+    """A model that answers chat requests. `name` shows it in the store and reports;
+    `identity` (endpoint and default sampling included) keys the cache; `retries` (None: the
+    caller's default) bounds retried attempts."""
 
     name: str
+    identity: str
+    retries: int | None
     max_concurrency: int
     context_length: int | None
 
@@ -88,3 +111,13 @@ class ChatBackend(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+def backend_identity(backend: ChatBackend) -> str:
+    """The identity keying a backend's cache entries (its name for backends without one)."""
+    return getattr(backend, "identity", None) or backend.name
+
+
+def backend_sampling(backend: ChatBackend) -> Sampling:
+    """A backend's default sampling (none for backends without one)."""
+    return getattr(backend, "sampling", None) or Sampling()

@@ -11,6 +11,7 @@ from typing import Any
 
 from checkbench.errors import CheckbenchError
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
+from checkbench.llm.models_file import Sampling
 from checkbench.llm.openai_compat import parse_completion
 from checkbench.schema import Message
 
@@ -83,11 +84,24 @@ class LlamaCppBackend:
 
     max_concurrency = 1
 
-    def __init__(self, path: Path, *, name: str, n_ctx: int = 8192, logprob_n_ctx: int = 4096):
+    def __init__(
+        self,
+        path: Path,
+        *,
+        name: str,
+        identity: str | None = None,
+        sampling: Sampling | None = None,
+        retries: int | None = None,
+        n_ctx: int = 8192,
+        logprob_n_ctx: int = 4096,
+    ):
         if not path.is_file():
             raise CheckbenchError(f"GGUF model file not found: {path}")
         self.path = path
         self.name = name
+        self.identity = identity or name
+        self.sampling = sampling or Sampling()
+        self.retries = retries
         self.context_length = n_ctx
         self._n_ctx = n_ctx
         self._logprob_n_ctx = logprob_n_ctx
@@ -99,6 +113,8 @@ class LlamaCppBackend:
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         kwargs = request.sampling_params()
+        if request.seed is None:
+            kwargs["seed"] = request_seed(request, self.identity)
         if request.json_schema is not None:
             schema = grammar_safe(request.json_schema)
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
@@ -127,6 +143,12 @@ class LlamaCppBackend:
 
     async def aclose(self) -> None:
         """Loaded models stay cached for reuse within the process."""
+
+
+def request_seed(request: ChatRequest, identity: str) -> int:
+    """A sampling seed derived from the request itself (sample index included), so an answer
+    never depends on the order of earlier calls: a resumed run equals an uninterrupted one."""
+    return int(request.cache_key(identity)[:8], 16)
 
 
 def grammar_safe(schema: Any) -> Any:

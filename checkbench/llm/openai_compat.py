@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import logging
 import os
 import time
 from dataclasses import dataclass
@@ -12,12 +13,19 @@ from typing import Any, Literal
 import aiohttp
 
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
+from checkbench.llm.models_file import Sampling
+from checkbench.llm.redact import redact, register_secret
 from checkbench.schema import Message
 
 JsonMode = Literal["schema", "object"]
-# Statuses after which a json_schema request is retried once as json_object with the schema,
-# for servers (e.g. llama_cpp.server) that only understand the latter.
-_SCHEMA_REJECTED = {400, 422, 500}
+_SCHEMA_REJECTED = {400, 415, 422}
+"""Statuses by which an endpoint refuses json_schema: the request is then retried once as
+json_object with the schema, and when that succeeds the endpoint is asked that way from then
+on. A 5xx is a failure of the server, not a refusal, unless its body is a validation error
+naming response_format and json_schema (llama_cpp.server answers 500 so)."""
+_ENDPOINT_JSON_MODE: dict[str, JsonMode] = {}
+"""What each endpoint (base URL) was found to accept, shared by every model behind it."""
+log = logging.getLogger("checkbench")
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -62,7 +70,7 @@ def parse_completion(body: Any) -> ChatResult:
         content = choice["message"]["content"] or ""
         usage = body.get("usage") or {}
         return ChatResult(
-            content=content,
+            content=redact(content),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
             finish_reason=choice.get("finish_reason"),
@@ -79,6 +87,14 @@ class _Reply:
     body: bytes
 
 
+def _refuses_schema(reply: _Reply) -> bool:
+    """Whether the endpoint refused json_schema itself (not: failed for another reason)."""
+    if reply.status in _SCHEMA_REJECTED:
+        return True
+    named = b"response_format" in reply.body and b"json_schema" in reply.body
+    return reply.status == 500 and named and b"validation error" in reply.body
+
+
 class OpenAIBackend:
     """Chat completions over HTTP. The API key is read from the environment, never stored."""
 
@@ -92,17 +108,24 @@ class OpenAIBackend:
         timeout_s: float = 600.0,
         json_mode: JsonMode = "schema",
         name: str | None = None,
+        identity: str | None = None,
         context_length: int | None = None,
+        sampling: Sampling | None = None,
+        retries: int | None = None,
     ) -> None:
         self.model = model
         self.context_length = context_length
         self.name = name or f"openai:{model}"
-        self.max_concurrency = max_concurrency
-        self.json_mode: JsonMode = json_mode
         self._base_url = base_url.rstrip("/")
+        self.identity = identity or f"{self.name}@{self._base_url}"
+        self.max_concurrency = max_concurrency
+        self.sampling = sampling or Sampling()
+        self.retries = retries
+        self._json_mode: JsonMode = json_mode
         self._headers = {"Content-Type": "application/json"}
         key = os.environ.get(api_key_env)
         if key:
+            register_secret(key)
             self._headers["Authorization"] = f"Bearer {key}"
         self._timeout = aiohttp.ClientTimeout(total=timeout_s)
         self._session: aiohttp.ClientSession | None = None
@@ -130,23 +153,40 @@ class OpenAIBackend:
                 body = await response.read()
                 return _Reply(response.status, response.headers.get("Retry-After"), body)
         except TimeoutError:
-            raise LLMError("timeout", retryable=True) from None
+            raise LLMError("timeout", retryable=True, timeout=True) from None
         except aiohttp.ClientError as exc:
-            raise LLMError(f"connection error: {exc or repr(exc)}", retryable=True) from None
+            message = redact(f"connection error: {exc or repr(exc)}")
+            raise LLMError(message, retryable=True) from None
+
+    @property
+    def json_mode(self) -> JsonMode:
+        """How this endpoint is asked for JSON: as configured, until it refused json_schema."""
+        return _ENDPOINT_JSON_MODE.get(self._base_url, self._json_mode)
 
     async def chat(self, request: ChatRequest) -> ChatResult:
         """One completion; raises LLMError classified for the retry policy."""
-        response = await self._post(self._payload(request, self.json_mode))
-        if (
-            request.json_schema is not None
-            and self.json_mode == "schema"
-            and response.status in _SCHEMA_REJECTED
-        ):
+        mode = self.json_mode
+        response = await self._post(self._payload(request, mode))
+        refused = _refuses_schema(response)
+        if request.json_schema is not None and mode == "schema" and refused:
             fallback = await self._post(self._payload(request, "object"))
             if fallback.status == 200:
-                self.json_mode = "object"
+                self._fall_back(response)
                 response = fallback
         return self._result(response)
+
+    def _fall_back(self, refusal: _Reply) -> None:
+        """Ask this endpoint with json_object from now on, and say so once."""
+        if _ENDPOINT_JSON_MODE.get(self._base_url) == "object":
+            return
+        _ENDPOINT_JSON_MODE[self._base_url] = "object"
+        detail = redact(refusal.body[:160].decode("utf-8", "replace"))
+        log.warning(
+            "%s refused json_schema (HTTP %d: %s); asking it with json_object from now on",
+            self._base_url,
+            refusal.status,
+            detail,
+        )
 
     def _result(self, reply: _Reply) -> ChatResult:
         if reply.status == 200:
@@ -155,7 +195,7 @@ class OpenAIBackend:
             except ValueError:
                 raise LLMError("completion body is not JSON", retryable=True) from None
             return parse_completion(body)
-        detail = reply.body[:300].decode("utf-8", "replace")
+        detail = redact(reply.body[:300].decode("utf-8", "replace"))
         if reply.status == 429 or reply.status >= 500:
             retry_after = parse_retry_after(reply.retry_after)
             raise LLMError(

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, LLMError
+from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, LLMError, backend_identity
+from checkbench.llm.redact import redact
 from checkbench.llm.retry import RetryPolicy, with_retries
-from checkbench.store import RunStore
+from checkbench.store import CallRecord, RunStore
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,16 @@ class CallCounters:
     cached: int = 0
     errors: int = 0
     retries: int = 0
+    timeouts: int = 0
     tokens: int = 0
+
+
+@dataclass
+class _Tally:
+    """Attempts and timeouts of one logical call."""
+
+    attempts: int = 0
+    timeouts: int = 0
 
 
 @dataclass
@@ -42,40 +52,67 @@ class Caller:
     _limits: dict[str, asyncio.Semaphore] = field(default_factory=dict)
 
     def _limit(self, backend: ChatBackend) -> asyncio.Semaphore:
-        if backend.name not in self._limits:
-            self._limits[backend.name] = asyncio.Semaphore(backend.max_concurrency)
-        return self._limits[backend.name]
+        key = backend_identity(backend)
+        if key not in self._limits:
+            self._limits[key] = asyncio.Semaphore(backend.max_concurrency)
+        return self._limits[key]
+
+    def _policy(self, backend: ChatBackend) -> RetryPolicy:
+        """The caller's policy, with the backend's own number of retries when it has one."""
+        retries = getattr(backend, "retries", None)
+        return self.policy if retries is None else replace(self.policy, attempts=retries + 1)
 
     def _count_retry(self, _error: LLMError) -> None:
         self.counters.retries += 1
 
-    async def call(self, backend: ChatBackend, request: ChatRequest, *, role: str) -> CallOutcome:
-        """Answer from the store when an identical request succeeded before, else call the model."""
-        key = request.cache_key(backend.name)
-        cached = self.store.cached_result(key)
+    async def _attempts(
+        self, backend: ChatBackend, request: ChatRequest, tally: _Tally
+    ) -> tuple[ChatResult | None, str | None]:
+        async def attempt() -> ChatResult:
+            tally.attempts += 1
+            try:
+                return await backend.chat(request)
+            except LLMError as exc:
+                tally.timeouts += exc.timeout
+                raise
+
+        try:
+            policy = self._policy(backend)
+            return await with_retries(attempt, policy, on_retry=self._count_retry), None
+        except LLMError as exc:
+            return None, redact(str(exc))
+
+    async def call(
+        self, backend: ChatBackend, request: ChatRequest, *, role: str, fresh: bool = False
+    ) -> CallOutcome:
+        """Answer from the store when an identical request succeeded before, else call the
+        model. `fresh` asks the model again even then (the new answer replaces the cached one)."""
+        key = request.cache_key(backend_identity(backend))
+        cached = None if fresh else self.store.cached_result(key)
         if cached is not None:
             self.counters.cached += 1
             return CallOutcome(cached, None, cached=True, latency_s=0.0)
+        tally = _Tally()
         async with self._limit(backend):
             start = time.perf_counter()
-            try:
-                result = await with_retries(
-                    lambda: backend.chat(request), self.policy, on_retry=self._count_retry
-                )
-                error = None
-            except LLMError as exc:
-                result, error = None, str(exc)
+            result, error = await self._attempts(backend, request, tally)
             latency = time.perf_counter() - start
         self.store.record_call(
-            key=key,
-            model=backend.name,
-            role=role,
-            request=request,
-            result=result,
-            error=error,
-            latency_s=latency,
+            CallRecord(
+                key=key,
+                model=backend.name,
+                role=role,
+                request=request,
+                result=result,
+                error=error,
+                latency_s=latency,
+                attempts=tally.attempts,
+                timeouts=tally.timeouts,
+            ),
+            replace=fresh,
         )
         self.counters.calls += 1
+        self.counters.timeouts += tally.timeouts
         if result is None:
             self.counters.errors += 1
         else:

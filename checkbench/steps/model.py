@@ -32,10 +32,12 @@ class Structured(Generic[A]):
 
 @dataclass(frozen=True)
 class StepModel:
-    """One backend and the Caller every call to it goes through."""
+    """One backend and the Caller every call to it goes through; a `fresh` model bypasses the
+    cache (a rerun re-asking what was left unscored)."""
 
     backend: ChatBackend
     caller: Caller
+    fresh: bool = False
 
     @property
     def name(self) -> str:
@@ -47,7 +49,7 @@ class StepModel:
 
     async def call(self, request: ChatRequest, *, role: str) -> CallOutcome:
         """One call, answered from the store when an identical request succeeded before."""
-        return await self.caller.call(self.backend, request, role=role)
+        return await self.caller.call(self.backend, request, role=role, fresh=self.fresh)
 
     async def ask(
         self, request: ChatRequest, answer: type[A], *, role: str, reasks: int = 2

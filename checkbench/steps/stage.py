@@ -19,7 +19,10 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class StageSummary:
-    """Work found done already, calls made, cache hits, failures and time of one stage."""
+    """Work found done already, calls made, cache hits, failures and time of one stage.
+    `errors` counts failed work (answers, or responses left unscored); `failed_calls` the
+    calls of this invocation that failed after every retry; `unscored` lists what is left
+    unscored after it."""
 
     stage: str
     total: int
@@ -28,11 +31,14 @@ class StageSummary:
     cached: int
     errors: int
     duration_s: float
+    failed_calls: int = 0
+    unscored: tuple[str, ...] = ()
 
     @property
     def all_failed(self) -> bool:
-        """Every piece of work this stage attempted failed (a dead endpoint, a bad key...)."""
-        return self.errors > 0 and self.errors == self.total - self.already_done
+        """Every model call this invocation made failed (a dead endpoint, a bad key...); a
+        stage that made no call, or whose answers only went unscored, did not fail."""
+        return self.failed_calls > 0 and self.failed_calls == self.called
 
 
 @dataclass
@@ -44,8 +50,17 @@ class StageClock:
 
     def __post_init__(self) -> None:
         self._calls, self._cached = self.counters.calls, self.counters.cached
+        self._errors = self.counters.errors
 
-    def summary(self, stage: str, *, total: int, already_done: int, errors: int) -> StageSummary:
+    def summary(
+        self,
+        stage: str,
+        *,
+        total: int,
+        already_done: int,
+        errors: int,
+        unscored: Sequence[str] = (),
+    ) -> StageSummary:
         return StageSummary(
             stage=stage,
             total=total,
@@ -54,6 +69,8 @@ class StageClock:
             cached=self.counters.cached - self._cached,
             errors=errors,
             duration_s=time.perf_counter() - self.started,
+            failed_calls=self.counters.errors - self._errors,
+            unscored=tuple(unscored),
         )
 
 
@@ -75,9 +92,9 @@ class StageRun:
         caller = caller or Caller(store)
         return cls(caller, progress or ProgressSink(), StageClock(caller.counters))
 
-    def model(self, backend: ChatBackend) -> StepModel:
-        """`backend` with this stage's Caller."""
-        return StepModel(backend, self.caller)
+    def model(self, backend: ChatBackend, *, fresh: bool = False) -> StepModel:
+        """`backend` with this stage's Caller (bypassing the cache when `fresh`)."""
+        return StepModel(backend, self.caller, fresh=fresh)
 
     def advance(self) -> None:
         """One unit of work finished."""

@@ -1,0 +1,135 @@
+"""The models file (checkbench.toml): named models, each with its own endpoint and settings.
+
+    [models.qwen-local]
+    model = "Qwen/Qwen2.5-7B-Instruct"
+    base_url = "http://localhost:8000/v1"
+    concurrency = 32
+
+Every mistake is reported as one located line: file, line, field.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from checkbench.errors import InputError
+
+DEFAULT_MODELS_FILE = "checkbench.toml"
+JsonModeName = Literal["schema", "object"]
+
+
+class Price(BaseModel):
+    """US dollars per million tokens."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
+class Sampling(BaseModel):
+    """A model's default sampling; part of its identity in the store and the cache."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float | None = Field(default=None, ge=0)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    seed: int | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+
+
+class ModelEntry(Sampling):
+    """One named model of the models file."""
+
+    provider: Literal["openai", "local"] = "openai"
+    model: str | None = Field(default=None, min_length=1)
+    """The endpoint's model id (openai) or a GGUF path (local; default: the embedded model)."""
+    base_url: str | None = Field(default=None, pattern=r"^https?://")
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    concurrency: int | None = Field(default=None, ge=1)
+    context_length: int | None = Field(default=None, ge=1)
+    timeout: float | None = Field(default=None, gt=0)
+    retries: int | None = Field(default=None, ge=0)
+    json_mode: JsonModeName | None = None
+    price: Price | None = None
+
+    def sampling(self) -> Sampling:
+        return Sampling(
+            temperature=self.temperature,
+            top_p=self.top_p,
+            seed=self.seed,
+            max_tokens=self.max_tokens,
+        )
+
+
+class ModelsFile(BaseModel):
+    """The whole file: models by alias."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    models: dict[str, ModelEntry] = Field(default_factory=dict)
+
+
+def _line_of(text: str, alias: str | None, field: str | None) -> int | None:
+    """The line of `field` inside `[models.ALIAS]` (or of the header itself), 1-based."""
+    lines = text.splitlines()
+    start = 0
+    if alias is not None:
+        header = re.compile(rf"^\s*\[\s*models\s*\.\s*[\"']?{re.escape(alias)}[\"']?\s*[\].]")
+        found = [n for n, line in enumerate(lines) if header.match(line)]
+        if not found:
+            return None
+        start = found[0]
+        if field is None:
+            return start + 1
+    if field is not None:
+        key = re.compile(rf"^\s*[\"']?{re.escape(field)}[\"']?\s*=")
+        for n in range(start, len(lines)):
+            if n > start and alias is not None and lines[n].lstrip().startswith("[models."):
+                break
+            if key.match(lines[n]):
+                return n + 1
+    return start + 1 if alias is not None else None
+
+
+def load_models_file(path: str | Path) -> dict[str, ModelEntry]:
+    """The models a file names, by alias; a bad file raises one located InputError."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the models file: {exc.strerror}", path=path) from None
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        at = re.search(r"\(at line (\d+)", str(exc))
+        line = int(at.group(1)) if at else None
+        message = str(exc).split(" (at ")[0]
+        raise InputError(f"not valid TOML: {message}", path=path, line=line) from None
+    try:
+        return ModelsFile.model_validate(data).models
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = [str(part) for part in error["loc"]]
+        alias = loc[1] if len(loc) > 1 and loc[0] == "models" else None
+        field = ".".join(loc[2:]) or None if alias else ".".join(loc) or None
+        top = loc[2] if len(loc) > 2 else None
+        line = _line_of(text, alias, top)
+        where = f"models.{alias}" + (f".{field}" if field else "") if alias else field
+        raise InputError(error["msg"], path=path, line=line, field=where) from None
+
+
+def find_models_file(explicit: str | Path | None) -> Path | None:
+    """`explicit` (which must exist), else ./checkbench.toml when there is one."""
+    if explicit is not None:
+        path = Path(explicit)
+        if not path.is_file():
+            raise InputError("models file not found", path=path)
+        return path
+    default = Path(DEFAULT_MODELS_FILE)
+    return default if default.is_file() else None

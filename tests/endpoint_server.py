@@ -1,0 +1,92 @@
+"""A small aiohttp OpenAI-compatible server on loopback whose answers a test function decides.
+
+It sees each request's JSON body and headers, so tests can tell which endpoint a call reached,
+answer candidates and judges differently, refuse json_schema, fail once, or echo the
+Authorization header back (the secrets tests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from tests.stub_server import completion
+
+Answer = tuple[int, Any] | tuple[int, Any, float]
+"""(HTTP status, JSON body or text[, seconds to wait before answering])."""
+
+
+def verdicts(body: dict[str, Any], verdict: str = "yes") -> str:
+    """A checklist-judge answer meeting (or not) every check the request's schema names."""
+    schema = body["response_format"].get("json_schema", {}).get("schema") or body[
+        "response_format"
+    ].get("schema", {})
+    return json.dumps({c: {"reason": "r", "verdict": verdict} for c in schema["properties"]})
+
+
+def default_answer(body: dict[str, Any], _headers: dict[str, str]) -> Answer:
+    """Candidates get a canned answer; judges meet every check."""
+    if "response_format" in body:
+        return 200, completion(verdicts(body))
+    return 200, completion("an answer")
+
+
+@dataclass
+class EndpointServer:
+    """Runs in a thread; `requests` holds (body, headers) of every request received."""
+
+    answer: Callable[[dict[str, Any], dict[str, str]], Answer] = default_answer
+    requests: list[tuple[dict[str, Any], dict[str, str]]] = field(default_factory=list)
+    port: int = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def bodies(self) -> list[dict[str, Any]]:
+        return [body for body, _ in self.requests]
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        headers = dict(request.headers)
+        self.requests.append((body, headers))
+        status, payload, *delay = self.answer(body, headers)
+        if delay:
+            await asyncio.sleep(delay[0])
+        if isinstance(payload, str):
+            return web.Response(status=status, text=payload)
+        return web.json_response(payload, status=status)
+
+    def __enter__(self) -> EndpointServer:
+        self._loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        async def start() -> None:
+            app = web.Application()
+            app.router.add_post("/v1/chat/completions", self._handle)
+            self._runner = web.AppRunner(app)
+            await self._runner.setup()
+            site = web.TCPSite(self._runner, "127.0.0.1", 0)
+            await site.start()
+            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            ready.set()
+
+        def run() -> None:
+            self._loop.run_until_complete(start())
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from checkbench import runlock
 from checkbench.errors import InputError
 from checkbench.inputs import output_dir
 from checkbench.llm.base import ChatRequest, ChatResult
@@ -86,17 +87,27 @@ class CallRecord:
 class RunStore:
     """Items, responses, verdicts and every model call of one run, resumable after a crash."""
 
-    def __init__(self, run_dir: str | Path) -> None:
+    def __init__(self, run_dir: str | Path, *, writer: bool = True) -> None:
+        """Open (or create) the store; a writer holds the run directory's lock until `close`,
+        so two commands never work on one run at once. Readers take no lock."""
         self.run_dir = output_dir(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.run_dir / STORE_FILE
-        self._db = sqlite3.connect(self.path, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._check_version()
-        self._db.executescript(_SCHEMA)
-        self.set_meta_default("schema_version", SCHEMA_VERSION)
+        self._writer = writer
+        if writer:
+            runlock.acquire(self.run_dir)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._check_version()
+            self._db.executescript(_SCHEMA)
+            self.set_meta_default("schema_version", SCHEMA_VERSION)
+        except BaseException:
+            if writer:
+                runlock.release(self.run_dir)
+            raise
 
     def _check_version(self) -> None:
         """Refuse a store written by a checkbench with another layout, before touching it."""
@@ -122,14 +133,17 @@ class RunStore:
         )
 
     @classmethod
-    def existing(cls, run_dir: str | Path) -> RunStore:
-        """Open a run directory that must already hold a store."""
+    def existing(cls, run_dir: str | Path, *, writer: bool = False) -> RunStore:
+        """Open a run directory that must already hold a store (to read, unless `writer`)."""
         if not (Path(run_dir) / STORE_FILE).is_file():
             raise InputError("not a checkbench run directory (no run.sqlite)", path=run_dir)
-        return cls(run_dir)
+        return cls(run_dir, writer=writer)
 
     def close(self) -> None:
         self._db.close()
+        if self._writer:
+            self._writer = False
+            runlock.release(self.run_dir)
 
     def __enter__(self) -> RunStore:
         return self

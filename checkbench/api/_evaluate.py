@@ -60,7 +60,7 @@ def judge(
 ) -> StageSummary:
     """Judge every response in the run against its item's checklist; rerunning resumes."""
     backend = open_backend(judge_model, options)
-    with RunStore.existing(run_dir) as store:
+    with RunStore.existing(run_dir, writer=True) as store:
         return run_stage(
             store, [backend], judge_responses, backend, settings=settings, progress=progress
         )

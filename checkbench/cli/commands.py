@@ -1,3 +1,12 @@
 """Imports every command module so that each registers its commands on the app."""
 
-from checkbench.cli import build, evaluate, generate, meta, report, score, taxonomy  # noqa: F401
+from checkbench.cli import (  # noqa: F401
+    build,
+    evaluate,
+    generate,
+    judges,
+    meta,
+    report,
+    score,
+    taxonomy,
+)

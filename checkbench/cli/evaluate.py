@@ -10,12 +10,14 @@ import typer
 
 from checkbench import api
 from checkbench.cli import Group, app
+from checkbench.cli.judges import calibrated_judge
 from checkbench.cli.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
     ApiKeyEnv,
     AsJson,
     BaseUrl,
+    CalibrationName,
     Concurrency,
     Format,
     JsonMode,
@@ -24,6 +26,9 @@ from checkbench.cli.options import (
     JudgeMode,
     JudgeModel,
     Models,
+    ModelsFile,
+    Retries,
+    Timeout,
     Unscored,
     model_options,
 )
@@ -65,10 +70,13 @@ def judge(
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     concurrency: Concurrency = 8,
     json_mode: JsonMode = "schema",
+    models: ModelsFile = None,
+    timeout: Timeout = None,
+    retries: Retries = None,
 ) -> None:
     """Judge every response of a run against its item's checklist."""
     settings = api.JudgeSettings(mode=judge_mode, language=language)
-    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         summary = api.judge(
             run_dir, judge_model, settings=settings, options=options, progress=progress
@@ -78,8 +86,10 @@ def judge(
 
 @app.command()
 def leaderboard(
+    ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="Run directory with verdicts.")],
     judge_id: JudgeId = None,
+    calibration: CalibrationName = None,
     unscored_policy: Unscored = "zero",
     stored_scores: Annotated[
         bool, typer.Option(help="Use imported files' own scores, not the verdicts.")
@@ -90,7 +100,7 @@ def leaderboard(
     """FB-Bench scores per model with 95% bootstrap intervals, n and unscored counts."""
     board = api.leaderboard(
         run_dir,
-        judge=judge_id,
+        judge=calibrated_judge(ctx, run_dir, judge_id, calibration),
         policy=unscored_policy,
         source="stored" if stored_scores else "verdicts",
     )
@@ -114,9 +124,12 @@ def run(
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     concurrency: Concurrency = 8,
     json_mode: JsonMode = "schema",
+    models: ModelsFile = None,
+    timeout: Timeout = None,
+    retries: Retries = None,
 ) -> None:
     """Generate, judge and print the leaderboard with breakdowns, in one go."""
-    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         summaries, board = api.run(
             bench,

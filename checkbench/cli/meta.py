@@ -1,5 +1,5 @@
 """`checkbench meta` (IF-RewardBench judge meta-evaluation) and `checkbench agreement` (judge
-verdicts against human ones)."""
+verdicts against human ones or a reference judge's)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+from typer import _click
 
 from checkbench import api
 from checkbench.cli import app
+from checkbench.cli.judges_render import print_reference_agreement
 from checkbench.cli.meta_render import (
     print_human_agreement,
     print_judge_leaderboard,
@@ -25,6 +27,12 @@ from checkbench.cli.options import (
     JsonMode,
     JudgeIds,
     JudgeMode,
+    ModelsFile,
+    ReferenceFile,
+    ReferenceJudge,
+    Retries,
+    Timeout,
+    Unscored,
     model_options,
 )
 from checkbench.cli.render import console, print_stages
@@ -96,6 +104,9 @@ def meta(
     api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     concurrency: Concurrency = 8,
     json_mode: JsonMode = "schema",
+    models: ModelsFile = None,
+    timeout: Timeout = None,
+    retries: Retries = None,
 ) -> None:
     """Meta-evaluate judges on IF-RewardBench data: F1, tau_b, position bias.
 
@@ -122,7 +133,7 @@ def meta(
         pairs=pair_scope,
         no_edges=no_edges_policy,
     )
-    options = model_options(base_url, api_key_env, concurrency, json_mode)
+    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         run = api.meta_run(
             file, judge, settings=settings, run_dir=out, options=options, progress=progress
@@ -144,21 +155,50 @@ def meta(
 
 @app.command()
 def agreement(
+    ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="Run directory with judge verdicts.")],
     human: Annotated[
-        Path,
+        Path | None,
         typer.Option(help="JSONL of human verdicts: item_id, model, check_id, passed."),
-    ],
+    ] = None,
+    reference_judge: ReferenceJudge = None,
+    reference_file: ReferenceFile = None,
     judge_id: JudgeIds = None,
+    unscored_policy: Unscored = "zero",
     as_json: AsJson = False,
 ) -> None:
-    """Judges' agreement with human verdicts per check: consistency rate, kappa, F1.
+    """Judges' agreement per check with human verdicts, or with a reference judge.
 
-    Consistency rate: FB-Bench's share of checks where judge and human agree.
-    Every figure comes with a 95% bootstrap interval over items.
+    --human: consistency rate (FB-Bench's share of checks where judge and human agree), kappa,
+    F1. --reference-judge / --reference-file: agreement, kappa, alpha, sensitivity, specificity,
+    and what the judge in the reference's place does to the model scores and their ranking
+    (Spearman, Kendall tau_b, the largest shift). Every figure comes with a 95% bootstrap
+    interval over items.
     """
-    results = api.judge_agreement(run_dir, human, judges=judge_id or ())
+    if human is None and reference_judge is None and reference_file is None:
+        raise _click.exceptions.UsageError(
+            "give --human FILE, --reference-judge ID or --reference-file FILE", ctx
+        )
+    if human is not None:
+        if reference_judge is not None or reference_file is not None:
+            raise _click.exceptions.UsageError(
+                "--human takes no --reference-judge or --reference-file: run them apart", ctx
+            )
+        results = api.judge_agreement(run_dir, human, judges=judge_id or ())
+        if as_json:
+            print(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
+        else:
+            print_human_agreement(results)
+        return
+    shifts = api.reference_agreement(
+        run_dir,
+        reference_judge,
+        reference_file=reference_file,
+        judges=judge_id or (),
+        policy=unscored_policy,
+    )
     if as_json:
-        print(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
-    else:
-        print_human_agreement(results)
+        print(json.dumps([r.model_dump(mode="json") for r in shifts], indent=2))
+        return
+    for result in shifts:
+        print_reference_agreement(result)

@@ -10,7 +10,8 @@ from rich.table import Table
 
 from checkbench import api
 from checkbench.cli import app
-from checkbench.cli.options import AsJson, JudgeId, Unscored
+from checkbench.cli.judges import calibrated_judge
+from checkbench.cli.options import AsJson, CalibrationName, JudgeId, Unscored
 from checkbench.cli.render import console
 from checkbench.convbench.scoring import BenchScores, CheckMode
 from checkbench.stats.estimate import Stat
@@ -68,8 +69,10 @@ def print_scores(scores: BenchScores, reference: Path | None) -> None:
 
 @app.command()
 def score(
+    ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="Run directory with verdicts.")],
     judge_id: JudgeId = None,
+    calibration: CalibrationName = None,
     check_mode: Annotated[
         CheckMode,
         typer.Option("--checks", help="Score instruction-derived checks only, or all checks."),
@@ -86,8 +89,9 @@ def score(
     Scores come with 95% cluster-bootstrap intervals over instructions.
     With --reference: Spearman and Kendall correlations with its ranking.
     """
+    judge = calibrated_judge(ctx, run_dir, judge_id, calibration)
     scores = api.score(
-        run_dir, judge=judge_id, checks=check_mode, reference=reference, policy=unscored_policy
+        run_dir, judge=judge, checks=check_mode, reference=reference, policy=unscored_policy
     )
     if as_json:
         print(scores.model_dump_json(indent=2))

@@ -31,7 +31,7 @@ from checkbench.judges.pc2 import Mode as PC2Mode
 from checkbench.judges.pc2 import PC2Report
 from checkbench.llm import backend_name
 from checkbench.scan.formats import TaxonomyFormat
-from checkbench.scan.navigate import divergent_view, nodes_view, profile_view
+from checkbench.scan.navviews import divergent_view, nodes_view, profile_view
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import Taxonomy, diff, dump_taxonomy, load_taxonomy, tree_view
 from checkbench.steps.progress import RichProgress

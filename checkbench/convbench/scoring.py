@@ -1,4 +1,4 @@
-"""Scores of a built benchmark (Conv-to-Bench, PROTOCOLS.md section 2, steps 5 and 6).
+"""Scores of a built benchmark (Conv-to-Bench, docs/protocols.md sections 2.6 and 2.7).
 
 Each requirement is judged yes or no; an instruction's score is the mean of its requirements
 (its item rule); a model's score is the mean over instructions, with a bootstrap interval that

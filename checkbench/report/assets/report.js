@@ -16,6 +16,7 @@
   const PASS = 1, FAIL = 2, UNSCORED = 4, ERROR = 8;
   const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#59a14f', '#b07aa1',
     '#76b7b2', '#edc948', '#9c755f', '#ff9da7', '#5f6b7a'];
+  const SHAPES = ['circle', 'square', 'triangle', 'diamond'];
   const SVGNS = 'http://www.w3.org/2000/svg';
 
   // ------------------------------------------------------------------ DOM helpers
@@ -55,6 +56,46 @@
     return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
   };
 
+  /** Text with its Markdown code marked up as code, still as text only: fenced blocks
+      (``` or ~~~) and `inline code` go into <code> elements, fences and backticks kept, so the
+      node's textContent is exactly `text`. */
+  function codeText(text) {
+    const out = [];
+    const inline = (part) => {
+      let last = 0;
+      for (const m of part.matchAll(/`([^`\n]+)`/g)) {
+        if (m.index > last) out.push(part.slice(last, m.index));
+        out.push(h('code.inline', null, h('span.tick', null, '`'), m[1], h('span.tick', null, '`')));
+        last = m.index + m[0].length;
+      }
+      if (last < part.length) out.push(part.slice(last));
+    };
+    const lines = text.split(/(?<=\n)/);
+    let prose = '';
+    for (let i = 0; i < lines.length; i++) {
+      const open = /^ {0,3}(`{3,}|~{3,})[^`]*$/.exec(lines[i].replace(/\n$/, ''));
+      if (!open) { prose += lines[i]; continue; }
+      inline(prose);
+      prose = '';
+      const fence = open[1];
+      const close = new RegExp('^ {0,3}' + fence[0] + '{' + fence.length + ',}\\s*$');
+      const block = h('code.block', null, h('span.fence', null, lines[i]));
+      let body = '';
+      for (i++; i < lines.length && !close.test(lines[i].replace(/\n$/, '')); i++) body += lines[i];
+      if (body) block.append(body);
+      if (i < lines.length) block.append(h('span.fence', null, lines[i]));
+      out.push(block);
+    }
+    inline(prose);
+    return out;
+  }
+
+  /** A name (model or judge id) with places to wrap after / : # @ marked by <wbr>: it
+      wraps whole at its own joints rather than mid-word, and its text stays the same. */
+  function breakable(name) {
+    return String(name).split(/(?<=[/:#@])/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
+  }
+
   // ------------------------------------------------------------------ formatting
   const f2 = (v) => (v == null ? '–' : v.toFixed(2));
   const f3 = (v) => (v == null ? '–' : v.toFixed(3));
@@ -69,13 +110,63 @@
     all: 'All items', EC: 'Error correction', RM: 'Response maintenance',
   }[key] || key.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()));
 
-  const colorIndex = new Map(MODELS.map((m, i) => [m, i]));
-  function colorOf(model) {
-    if (!colorIndex.has(model)) colorIndex.set(model, colorIndex.size);
-    return PALETTE[colorIndex.get(model) % PALETTE.length];
+  // Model colours. Up to ten models: the Tableau 10 palette, round markers. More: one colour
+  // per model from an OKLCH hue wheel, in tiers of at most ten hues; each tier has its own
+  // lightness and marker shape, so no two models share colour and shape, and models of one
+  // shape are at least 36° of hue apart.
+  function oklch(L, C, hue) {
+    const toSrgb = (c) => (c <= 0.0031308 ? 12.92 * c : 1.055 * Math.pow(c, 1 / 2.4) - 0.055);
+    for (let chroma = C; ; chroma -= 0.005) {
+      const a = chroma * Math.cos(hue * Math.PI / 180), b = chroma * Math.sin(hue * Math.PI / 180);
+      const l = Math.pow(L + 0.3963377774 * a + 0.2158037573 * b, 3);
+      const m = Math.pow(L - 0.1055613458 * a - 0.0638541728 * b, 3);
+      const s3 = Math.pow(L - 0.0894841775 * a - 1.2914855480 * b, 3);
+      const rgb = [4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s3,
+        -1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s3,
+        -0.0041960863 * l - 0.7034186147 * m + 1.7076147010 * s3];
+      if (chroma <= 0 || rgb.every((c) => c >= 0 && c <= 1)) {
+        return '#' + rgb.map((c) => Math.round(Math.max(0, Math.min(1, toSrgb(c))) * 255)
+          .toString(16).padStart(2, '0')).join('');
+      }
+    }
   }
-  const modelLabel = (model) => h('span.model', null,
-    h('span.dot', { style: { background: colorOf(model) } }), model);
+  const styleIndex = new Map();
+  for (const name of [...MODELS, ...FACTS.usage.map((u) => u.model)]) {
+    if (!styleIndex.has(name)) styleIndex.set(name, styleIndex.size);
+  }
+  const MODEL_STYLES = (() => {
+    const n = styleIndex.size;
+    if (n <= PALETTE.length) return PALETTE.map((color) => ({ color, shape: 'circle' }));
+    const tiers = Math.ceil(n / 10), hues = Math.ceil(n / tiers);
+    const light = [0.6, 0.45, 0.75, 0.53];
+    return Array.from({ length: n }, (_, i) => {
+      const tier = Math.floor(i / hues), j = i % hues;
+      const hue = 20 + (j + tier / tiers) * 360 / hues;
+      return { color: oklch(light[tier % 4], 0.15, hue), shape: SHAPES[tier % SHAPES.length] };
+    });
+  })();
+  function styleOf(model) {
+    if (!styleIndex.has(model)) styleIndex.set(model, styleIndex.size);
+    return MODEL_STYLES[styleIndex.get(model) % MODEL_STYLES.length];
+  }
+  const colorOf = (model) => styleOf(model).color;
+  /** The model's marker: its colour in its shape. */
+  const dot = (model) => {
+    const st = styleOf(model);
+    return h('span.dot', { class: 'shape-' + st.shape, 'data-shape': st.shape, style: { background: st.color } });
+  };
+  /** The same marker in SVG, centred on (cx, cy), r its radius. */
+  function svgDot(model, cx, cy, r, props) {
+    const { color, shape } = styleOf(model);
+    const common = { fill: color, stroke: '#fff', 'stroke-width': 1.5, 'data-shape': shape, ...props };
+    if (shape === 'circle') return s('circle', { cx, cy, r, ...common });
+    const k = shape === 'square' ? r * 0.9 : r * 1.25;
+    const d = shape === 'square' ? `M${cx - k},${cy - k}h${2 * k}v${2 * k}h${-2 * k}Z`
+      : shape === 'triangle' ? `M${cx},${cy - k}L${cx + k},${cy + k * 0.8}H${cx - k}Z`
+        : `M${cx},${cy - k}L${cx + k},${cy}L${cx},${cy + k}L${cx - k},${cy}Z`;
+    return s('path', { d, ...common });
+  }
+  const modelLabel = (model) => h('span.model', null, dot(model), h('span.model-name', null, breakable(model)));
 
   // Sequential blue scale for scores in [0, 1].
   const HEAT = [[0, [247, 251, 255]], [0.35, [198, 219, 239]], [0.6, [107, 174, 214]],
@@ -278,13 +369,20 @@
       }, text)));
   }
 
+  /** A choice of judges as buttons that wrap, so each judge's id shows whole. */
+  function pickList(label, names, current, onPick, control) {
+    return h('div.pick', { role: 'group', 'aria-label': label, 'data-control': control },
+      h('span.pick-label', null, label),
+      names.map((name, i) => h('button', {
+        type: 'button', 'aria-pressed': String(i === current), 'data-value': i,
+        onclick: () => { if (i !== current) onPick(i); },
+      }, breakable(name))));
+  }
+
   function judgePicker() {
     if (BOARDS.length < 2) return null;
-    return h('label.field', null, 'Judge',
-      h('select', {
-        'data-control': 'judge',
-        onchange: (e) => { state.board = +e.target.value; rebuildBoardViews(); },
-      }, BOARDS.map((b, i) => h('option', { value: i, selected: i === state.board }, b.judge))));
+    return pickList('Judge', BOARDS.map((b) => b.judge), state.board,
+      (i) => { state.board = i; rebuildBoardViews(); }, 'judge');
   }
 
   function card(title, intro, ...body) {
@@ -332,10 +430,12 @@
       h('div.card-head', null, h('h2', null, 'Scores by ' + humanize(facet).toLowerCase()),
         h('button.linkish', { type: 'button', onclick: () => go('breakdowns') }, 'All breakdowns ›')),
       bars(b, models, { slice: 'all', facet, sort: 'name', compact: true })) : null;
-    const scatter = b.kind === 'fb-bench' ? card('Error correction vs response maintenance',
-      'One point per model, whiskers are 95% intervals. Above the diagonal: better at holding a correct answer than at fixing a wrong one.',
-      scatterChart(b.rows)) : null;
-    fill(panel, [scatter && preview ? h('div.grid-2', null, scatter, preview) : [scatter, preview]]);
+    const plot = b.kind === 'fb-bench' ? scatterChart(b.rows) : null;
+    const scatter = plot ? card('Error correction vs response maintenance',
+      plot.dataset.role === 'scatter-empty' ? null : 'One point per model, whiskers are 95% intervals. Above the diagonal: better at holding a correct answer than at fixing a wrong one.',
+      plot) : null;
+    const side = scatter && preview && models.length <= 10 && plot.dataset.role !== 'scatter-empty';
+    fill(panel, [side ? h('div.grid-2', null, scatter, preview) : h('div.stack', null, scatter, preview)]);
   }
 
   function leaderboardCard(b) {
@@ -377,7 +477,7 @@
     if (row.overall_ci) {
       svg.append(
         s('line', { x1: x(row.overall_ci[0]), x2: x(row.overall_ci[1]), y1: H / 2, y2: H / 2, stroke: colorOf(row.model), 'stroke-width': 3, 'stroke-linecap': 'round', opacity: 0.55 }),
-        s('circle', { cx: x(row.overall), cy: H / 2, r: 5, fill: colorOf(row.model), stroke: '#fff', 'stroke-width': 1.5 }));
+        svgDot(row.model, x(row.overall), H / 2, 5));
     }
     return svg;
   }
@@ -394,10 +494,106 @@
     return box;
   }
 
+  let measureCtx = null;
+  /** The width of a chart label in pixels (12px semibold in the page's font). */
+  function labelWidth(text) {
+    if (!measureCtx) {
+      measureCtx = document.createElement('canvas').getContext('2d');
+      measureCtx.font = '600 12px ' + getComputedStyle(document.body).fontFamily;
+    }
+    return measureCtx ? measureCtx.measureText(text).width : text.length * 7;
+  }
+  const overlaps = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+  /** Label boxes for points, each beside its point without covering another label or point
+      and inside the area; null for a point whose label fits nowhere. */
+  function placeLabels(points, texts, area) {
+    const marks = points.map((p) => ({ x: p.cx - 7, y: p.cy - 7, w: 14, h: 14 }));
+    const placed = [];
+    return points.map((p, i) => {
+      const w = labelWidth(texts[i]) + 2, lh = 14;
+      const spots = [[9, -lh / 2], [-9 - w, -lh / 2], [-w / 2, -9 - lh], [-w / 2, 9], [7, -6 - lh], [7, 6], [-7 - w, -6 - lh], [-7 - w, 6]];
+      for (const [dx, dy] of spots) {
+        const box = { x: p.cx + dx, y: p.cy + dy, w, h: lh };
+        if (box.x < area.x0 || box.y < area.y0 || box.x + box.w > area.x1 || box.y + box.h > area.y1) continue;
+        if (placed.some((q) => overlaps(box, q)) || marks.some((q, k) => k !== i && overlaps(box, q))) continue;
+        placed.push(box);
+        return box;
+      }
+      return null;
+    });
+  }
+
+  /** Error correction against response maintenance, one point per model. Points carry their
+      model's name where every name fits; otherwise their leaderboard rank, with a key below
+      the chart that names each one and finds models by name. */
   function scatterChart(rows) {
-    const points = rows.filter((r) => r.error_correction != null && r.response_maintenance != null);
-    return responsive(h('div.chart', { 'data-chart': 'scatter' }), (width) => {
-      const W = Math.min(width, 760), H = Math.round(Math.max(260, Math.min(460, W * 0.66)));
+    const ranked = rows.map((r, i) => ({ ...r, rank: i + 1 }));
+    const points = ranked.filter((r) => r.error_correction != null && r.response_maintenance != null);
+    if (!points.length) {
+      const ec = rows.some((r) => r.error_correction != null), rm = rows.some((r) => r.response_maintenance != null);
+      return h('p.empty', { 'data-chart': 'scatter', 'data-role': 'scatter-empty' }, ec && !rm
+        ? 'Nothing to plot: this run has error-correction items only, so no model has a response-maintenance score to set against it.'
+        : rm && !ec ? 'Nothing to plot: this run has response-maintenance items only, so no model has an error-correction score to set against it.'
+          : 'Nothing to plot: no model has both an error-correction and a response-maintenance score yet.');
+    }
+    let query = '';
+    let hover = null;
+    const found = (r) => query && r.model.toLowerCase().includes(query);
+    const keyEntries = new Map();
+    const keyList = h('ol.key-list');
+    const keyStatus = h('span.faint.key-status', { 'aria-live': 'polite' });
+    const key = h('div.scatter-key', { 'data-role': 'scatter-legend', hidden: true },
+      h('div.key-head', null,
+        h('input', {
+          type: 'search', placeholder: 'Find a model…', 'aria-label': 'Find a model in the chart', 'data-control': 'scatter-search',
+          oninput: (e) => { query = e.target.value.trim().toLowerCase(); refresh(); },
+        }), keyStatus),
+      keyList);
+    for (const r of [...points].sort((a, c) => a.rank - c.rank)) {
+      const entry = h('li', { 'data-model': r.model, 'data-key': r.rank, tabindex: 0,
+        onmouseenter: () => { hover = r.model; refresh(); }, onmouseleave: () => { hover = null; refresh(); },
+        onfocus: () => { hover = r.model; refresh(); }, onblur: () => { hover = null; refresh(); } },
+      h('span.key-num.num', null, r.rank), dot(r.model), h('span.key-name', null, breakable(r.model)),
+      h('span.key-values.num', null, f2(r.error_correction) + ' · ' + f2(r.response_maintenance)));
+      keyEntries.set(r.model, entry);
+      keyList.append(entry);
+    }
+    let svgNow = null, areaNow = null;
+    function refresh() {
+      let hits = 0;
+      for (const [model, entry] of keyEntries) {
+        const hit = !query || model.toLowerCase().includes(query);
+        entry.hidden = !hit;
+        entry.classList.toggle('lit', hover === model);
+        if (hit) hits++;
+      }
+      keyStatus.textContent = query ? plural(hits, 'model') + ' found' : 'EC · RM per model, by rank';
+      if (svgNow) decorate(svgNow);
+    }
+    function decorate(svg) {
+      const focus = points.filter((r) => r.model === hover || (found(r) && points.filter(found).length <= 8));
+      for (const g of svg.querySelectorAll('g[data-model]')) {
+        const model = g.getAttribute('data-model');
+        g.classList.toggle('dim', (!!query && !model.toLowerCase().includes(query)) || (hover != null && hover !== model));
+        g.classList.toggle('hit', !!query && model.toLowerCase().includes(query));
+        g.classList.toggle('lit', hover === model);
+      }
+      svg.querySelectorAll('.focus-label').forEach((n) => n.remove());
+      const layer = svg.querySelector('.focus-layer');
+      const at = focus.map((r) => {
+        const g = svg.querySelector('g[data-model="' + CSS.escape(r.model) + '"]');
+        return { cx: +g.dataset.cx, cy: +g.dataset.cy };
+      });
+      const boxes = placeLabels(at, focus.map((r) => r.model), areaNow);
+      focus.forEach((r, i) => {
+        const w = labelWidth(r.model), { cx, cy } = at[i];
+        const bx = boxes[i] || { x: Math.max(areaNow.x0, Math.min(cx + 10, areaNow.x1 - w)), y: Math.max(areaNow.y0, cy - 24) };
+        layer.append(s('text', { class: 'label focus-label', x: bx.x + 1, y: bx.y + 11 }, r.model));
+      });
+    }
+    const chart = responsive(h('div.chart', { 'data-chart': 'scatter' }), (width) => {
+      const W = width, H = Math.round(Math.max(280, Math.min(520, W * 0.62)));
       const m = { l: 54, r: 18, t: 12, b: 46 };
       const xs = points.flatMap((r) => [r.error_correction, ...(r.error_correction_ci || [])]);
       const ys = points.flatMap((r) => [r.response_maintenance, ...(r.response_maintenance_ci || [])]);
@@ -419,36 +615,47 @@
         s('line', { class: 'diag', x1: x(lo), y1: y(lo), x2: x(hi), y2: y(hi) }),
         s('text', { class: 'title', x: m.l + (W - m.l - m.r) / 2, y: H - 8, 'text-anchor': 'middle' }, 'Error correction →'),
         s('text', { class: 'title', transform: 'rotate(-90)', x: -(m.t + (H - m.t - m.b) / 2), y: 14, 'text-anchor': 'middle' }, 'Response maintenance →'));
-      const placed = [];
-      const sorted = [...points].sort((a, b) => b.response_maintenance - a.response_maintenance);
-      for (const r of sorted) {
-        const cx = x(r.error_correction), cy = y(r.response_maintenance), color = colorOf(r.model);
-        const g = s('g', { 'data-model': r.model },
-          s('title', null, r.model + ': error correction ' + f2(r.error_correction) + ' [' + ciText(r.error_correction_ci) + '], response maintenance ' + f2(r.response_maintenance) + ' [' + ciText(r.response_maintenance_ci) + ']'));
+      const at = points.map((r) => ({ cx: x(r.error_correction), cy: y(r.response_maintenance) }));
+      let texts = points.map((r) => r.model);
+      const area = { x0: m.l + 2, y0: 1, x1: W - 1, y1: H - m.b - 1 };
+      areaNow = area;
+      let boxes = placeLabels(at, texts, area);
+      const keyed = boxes.some((bx) => bx == null);
+      if (keyed) {
+        texts = points.map((r) => String(r.rank));
+        boxes = placeLabels(at, texts, area);
+      }
+      const marks = s('g'), labels = s('g');
+      points.forEach((r, i) => {
+        const { cx, cy } = at[i];
+        const color = colorOf(r.model);
+        const g = s('g', { 'data-model': r.model, 'data-key': r.rank, 'data-cx': cx, 'data-cy': cy,
+          onmouseenter: () => { hover = r.model; refresh(); }, onmouseleave: () => { hover = null; refresh(); } },
+          s('title', null, '#' + r.rank + ' ' + r.model + ': error correction ' + f2(r.error_correction) + ' [' + ciText(r.error_correction_ci) + '], response maintenance ' + f2(r.response_maintenance) + ' [' + ciText(r.response_maintenance_ci) + ']'));
         const whisker = (x1, y1, x2, y2, cap) => {
-          g.append(s('line', { x1, y1, x2, y2, stroke: color, 'stroke-width': 1.6, opacity: 0.7 }));
+          const line = { class: 'whisk', stroke: color, 'stroke-width': 1.4 };
+          g.append(s('line', { x1, y1, x2, y2, ...line }));
           for (const [px, py] of [[x1, y1], [x2, y2]]) {
-            g.append(cap === 'v'
-              ? s('line', { x1: px, x2: px, y1: py - 4, y2: py + 4, stroke: color, 'stroke-width': 1.6, opacity: 0.7 })
-              : s('line', { x1: px - 4, x2: px + 4, y1: py, y2: py, stroke: color, 'stroke-width': 1.6, opacity: 0.7 }));
+            g.append(cap === 'v' ? s('line', { x1: px, x2: px, y1: py - 4, y2: py + 4, ...line })
+              : s('line', { x1: px - 4, x2: px + 4, y1: py, y2: py, ...line }));
           }
         };
         if (r.error_correction_ci) whisker(x(r.error_correction_ci[0]), cy, x(r.error_correction_ci[1]), cy, 'v');
         if (r.response_maintenance_ci) whisker(cx, y(r.response_maintenance_ci[0]), cx, y(r.response_maintenance_ci[1]), 'h');
-        g.append(s('circle', { cx, cy, r: 6, fill: color, stroke: '#fff', 'stroke-width': 2 }));
-        const room = Math.max(cx - 9, W - cx - 9);
-        const fits = Math.floor(room / 6.8);
-        const label = r.model.length > fits ? r.model.slice(0, Math.max(4, fits - 1)) + '…' : r.model;
-        const guess = label.length * 6.8;
-        const right = cx + 9 + guess <= W || cx - 9 - guess < 0;
-        let ly = cy - 8;
-        for (const p of placed) if (Math.abs(p.y - ly) < 15 && Math.abs(p.x - cx) < guess + 20) ly = p.y + 15;
-        placed.push({ x: cx, y: ly });
-        g.append(s('text', { class: 'label', x: right ? cx + 9 : cx - 9, y: ly, 'text-anchor': right ? 'start' : 'end' }, label));
-        svg.append(g);
-      }
+        g.append(svgDot(r.model, cx, cy, 6, { 'stroke-width': 2 }));
+        marks.append(g);
+        const bx = boxes[i] || { x: cx + 9, y: cy - 7, w: labelWidth(texts[i]) };
+        labels.append(s('text', { class: keyed ? 'label key' : 'label', 'data-label': r.model, x: bx.x + 1, y: bx.y + 11 }, texts[i]));
+      });
+      svg.classList.toggle('crowded', points.length > 10);
+      svg.append(marks, labels, s('g', { class: 'focus-layer' }));
+      key.hidden = !keyed;
+      svgNow = svg;
+      decorate(svg);
       return svg;
     });
+    refresh();
+    return h('div.scatter', null, chart, key);
   }
 
   // ------------------------------------------------------------------ breakdowns
@@ -468,7 +675,7 @@
     const legend = h('div.legend', { role: 'group', 'aria-label': 'Models shown' }, models.map((m) => h('button', {
       type: 'button', 'aria-pressed': String(!state.hidden.has(m)),
       onclick: () => { if (state.hidden.has(m)) state.hidden.delete(m); else state.hidden.add(m); redraw(); },
-    }, h('span.dot', { style: { background: colorOf(m) } }), m)));
+    }, dot(m), breakable(m))));
     const shown = models.filter((m) => !state.hidden.has(m));
     panel.append(h('div.card', null,
       h('div.card-head', null, h('h2', null, 'Scores by ' + humanize(state.facet || '').toLowerCase()),
@@ -490,8 +697,10 @@
       };
       values = values.sort((a, c) => mean(c) - mean(a));
     }
+    const nameWidth = Math.ceil(Math.max(0, ...models.map(labelWidth)) * 0.95) + 22;
     const grid = h('div.bars', { class: view.compact ? 'compact' : null, 'data-chart': 'bars' },
-      h('div'), h('div.axis-row', null, h('div.axis-ticks', null, [0, 25, 50, 75, 100].map((t) => h('span', { style: { left: t + '%' } }, t))), h('div')));
+      h('div'), h('div.axis-row', null, h('div.bar-name'), h('div.axis-ticks', null, [0, 25, 50, 75, 100].map((t) => h('span', { style: { left: t + '%' } }, t))), h('div')));
+    grid.style.setProperty('--name-w', 'min(' + nameWidth + 'px, 36%)');
     for (const v of values) {
       const ns = models.map((m) => cell(m, v)).filter(Boolean).map((c) => c.n);
       const nText = ns.length ? (Math.min(...ns) === Math.max(...ns) ? 'n = ' + ns[0] : 'n = ' + Math.min(...ns) + '–' + Math.max(...ns)) : '';
@@ -503,7 +712,7 @@
           track.append(h('div.fill', { style: { width: c.score + '%', background: colorOf(m) } }));
           if (c.ci) track.append(h('div.whisker', { style: { left: c.ci[0] + '%', width: Math.max(0.5, c.ci[1] - c.ci[0]) + '%' } }));
         }
-        return h('div.bar-row', { 'data-model': m }, track,
+        return h('div.bar-row', { 'data-model': m }, h('span.bar-name', null, dot(m), h('span', null, breakable(m))), track,
           h('span.bar-value.num', null, c && c.score != null ? f2(c.score) : '–',
             c && c.unscored && !view.compact ? h('small.unsc', { title: c.unscored + ' unscored item(s) in this group' }, ' ' + c.unscored + ' unsc.') : null));
       })));
@@ -584,7 +793,7 @@
     const order = Object.entries(judges).sort((a, b) => tau(b[1]) - tau(a[1]));
     return card('Judges compared', 'Sorted by Kendall τb; brackets are 95% intervals.', h('div.table-wrap', null, h('table', { 'data-table': 'judges' },
       h('thead', null, h('tr', null, h('th', null, 'Judge'), cols.map(([label]) => h('th.r', null, label)))),
-      h('tbody', null, order.map(([judge, f]) => h('tr', null, h('td', null, judge),
+      h('tbody', null, order.map(([judge, f]) => h('tr', null, h('td.name-cell', null, breakable(judge)),
         cols.map(([, get]) => statCell(get(f)))))))));
   }
 
@@ -719,8 +928,8 @@
     panel.append(h('div.card', null,
       h('div.card-head', null, h('h2', null, 'Capability taxonomy'),
         h('div.controls', null,
-          tax.navigations.length > 1 ? h('label.field', null, 'Judge', h('select', { onchange: (e) => { state.nav = +e.target.value; state.expanded = null; redraw(); } },
-            tax.navigations.map((n, i) => h('option', { value: i, selected: i === state.nav }, n.judge)))) : null,
+          tax.navigations.length > 1 ? pickList('Judge', tax.navigations.map((n) => n.judge), state.nav,
+            (i) => { state.nav = i; state.expanded = null; redraw(); }, 'taxonomy-judge') : null,
           h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(nav.nodes.map((n) => n.path)); redraw(); } }, 'Expand all'),
           h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(); redraw(); } }, 'Collapse all'))),
       h('p.muted', { style: { margin: '0 0 10px' } }, 'Mean item score ×100 per capability, coloured from low (light) to high (dark), with each model’s rank there. ▲ strength, ▼ weakness: a rank shift beyond ' + st.threshold + ' places with separated ' + Math.round(st.level * 100) + '% intervals. Nodes where a model has fewer than ' + st.min_n + ' scored items are not ranked. Judge ' + nav.judge + (nav.source === 'computed' ? '; computed from the items’ taxonomy tags, unscored items left out.' : '; stored navigation.')),
@@ -804,7 +1013,8 @@
     if (u[1] & ERROR) { label = 'no answer'; cls = 'chip.error'; }
     else if (j >= 0 && score == null) { label = 'unscored'; cls = 'chip.unscored'; }
     else label = score == null ? 'not judged' : (score * 100).toFixed(0);
-    return h('span.' + cls, { title: model + ': ' + label }, h('span.dot', { style: { background: colorOf(model) } }), label);
+    return h('span.' + cls, { title: model + ': ' + label, 'data-model': model }, dot(model),
+      h('span.chip-model', null, breakable(model)), h('span.chip-score', null, label));
   }
 
   function refreshItems() {
@@ -876,8 +1086,8 @@
       h('div.chips', null, tags.map((t) => h('span.chip', null, TAGS[t][0] + ': ' + TAGS[t][1]))),
       h('p.note', null, 'Rule ' + rec.rule + ': ' + (RULES[rec.rule] || '')),
       h('div.section-title', null, 'Conversation'),
-      rec.messages.map((m) => h('div.msg', { class: m.role }, h('div.role', null, m.role), h('pre.text', null, m.text))),
-      rec.reference != null ? h('details', null, h('summary', null, 'Reference answer'), h('pre', null, rec.reference)) : null,
+      rec.messages.map((m) => h('div.msg', { class: m.role }, h('div.role', null, m.role), h('pre.text', null, codeText(m.text)))),
+      rec.reference != null ? h('details', null, h('summary', null, 'Reference answer'), h('pre.text.ref', null, codeText(rec.reference))) : null,
       h('details.checklist', { open: !JUDGES.length || !rec.responses.length },
         h('summary', null, 'Checklist: ' + plural(rec.checks.length, 'check') + ' with weights and sources'),
         h('div.table-wrap', null, h('table', null,
@@ -895,9 +1105,10 @@
     const badge = !v ? h('span.verdict', null, 'NONE') : v.passed === 1 ? h('span.verdict.yes', null, 'YES')
       : v.passed === 0 ? h('span.verdict.no', null, 'NO') : h('span.verdict.unscored', null, 'UNSCORED');
     return h('div.vjudge', { 'data-judge': judge },
-      h('div.vmark', null, JUDGES.length > 1 ? h('span.jname', null, judge) : null, badge,
+      JUDGES.length > 1 ? h('span.jname', null, breakable(judge)) : null,
+      h('div.vmark', null, badge,
         v && v.pYes != null ? h('span.ci', null, 'P(yes) ' + v.pYes.toFixed(2)) : null),
-      h('div', null, h('div.reason', null, v ? v.reason || '' : 'no verdict'),
+      h('div', null, h('div.reason', null, v ? codeText(v.reason || '') : 'no verdict'),
         v && v.raw != null ? h('details', null, h('summary', null, 'Judge’s raw answer'), h('pre', null, v.raw)) : null));
   }
 
@@ -908,7 +1119,7 @@
     const body = [];
     if (r.error != null) body.push(h('div.error-box', null, 'No usable answer: ' + r.error));
     if (r.content != null) {
-      const text = h('pre.text', { 'data-role': 'response' }, r.content);
+      const text = h('pre.text', { 'data-role': 'response' }, codeText(r.content));
       body.push(text);
       if (r.content.length > 1200) {
         text.classList.add('clamp');
@@ -948,20 +1159,20 @@
     const warnCell = (n) => h('td.r.num', { class: n ? 'warn-num' : 'zero' }, count(n));
     const models = h('table', null,
       h('thead', null, h('tr', null, h('th', null, 'Model'), h('th.r', null, 'Responses'),
-        h('th.r', null, 'No answer'), f.judges.map((j) => h('th.r', null, 'Unscored · ' + j.name)))),
+        h('th.r', null, 'No answer'), f.judges.map((j) => h('th.r.name-head', null, 'Unscored by', h('span.head-name', null, breakable(j.name)))))),
       h('tbody', null, f.models.map((m) => h('tr', null,
-        h('td', null, modelLabel(m.name)), h('td.r.num', null, count(m.responses)), warnCell(m.errors),
+        h('td.name-cell', null, modelLabel(m.name)), h('td.r.num', null, count(m.responses)), warnCell(m.errors),
         f.judges.map((j) => warnCell(j.unscored_items[m.name] || 0))))));
     const judges = f.judges.length ? h('table', null,
       h('thead', null, h('tr', null, h('th', null, 'Judge'), h('th', null, 'Mode'), h('th', null, 'Prompts'),
-        h('th.r', null, 'Verdicts'), h('th.r', null, 'Unscored verdicts'))),
+        h('th.r', null, 'Verdicts'), h('th.r.wrap-head', null, 'Unscored verdicts'))),
       h('tbody', null, f.judges.map((j) => h('tr', null,
-        h('td', null, j.name), h('td', null, j.mode || '–'),
+        h('td.name-cell', null, breakable(j.name)), h('td', null, j.mode || '–'),
         h('td', null, j.prompts.length ? j.prompts.map((p) => h('span.chip', null, p)) : '–'),
         h('td.r.num', null, count(j.verdicts)), warnCell(j.unscored_verdicts)))))
       : h('p.muted', null, 'Not judged yet.');
     panel.append(
-      h('div.grid-2', null, card('Run', null, facts),
+      h('div.grid-2.run-head', null, card('Run', null, facts),
         card('Judges', 'Prompt versions as recorded by the judge stage.', h('div.table-wrap', null, judges))),
       h('div.stack', { style: { marginTop: '18px' } },
         card('Models', null, h('div.table-wrap', null, models)), usageCard(f)));
@@ -974,7 +1185,7 @@
     const total = { calls: 0, errors: 0, prompt_tokens: 0, completion_tokens: 0, time_s: 0, cost: 0 };
     let costKnown = true;  // every row priced
     const line = (label, u, cls, model) => h('tr', { class: cls },
-      h('td', null, label), h('td', null, model ? modelLabel(model) : ''),
+      h('td', null, label), h('td.name-cell', null, model ? modelLabel(model) : ''),
       ['calls', 'errors', 'prompt_tokens', 'completion_tokens'].map((k) => h('td.r.num', { class: k === 'errors' && u[k] ? 'warn-num' : null }, count(u[k]))),
       h('td.r.num', null, seconds(u.time_s)),
       priced ? h('td.r.num', { title: u.partial ? 'some models have no price' : null }, u.cost == null ? '–' : (u.partial ? '≥ ' : '') + money(u.cost)) : null);
@@ -1006,8 +1217,47 @@
       notes.map((n) => h('p.note', null, n)));
   }
 
+  // ------------------------------------------------------------------ sideways scrolling
+  // Every .table-wrap (and the tab bar) scrolls inside its card, never the page, and shows
+  // it: its box gets data-overflow="true" while the content is wider than the box, and a
+  // shadow on each edge that has more to see.
+  const cueBoxes = new WeakMap();
+  function updateCue(wrap) {
+    const box = cueBoxes.get(wrap);
+    if (!box) return;
+    const more = wrap.scrollWidth - wrap.clientWidth > 1;
+    box.dataset.overflow = String(more);
+    box.classList.toggle('more-left', more && wrap.scrollLeft > 1);
+    box.classList.toggle('more-right', more && wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
+  }
+  const cueSizes = new ResizeObserver((entries) => {
+    for (const entry of entries) updateCue(entry.target.classList.contains('scrolls') ? entry.target : entry.target.parentElement);
+  });
+  function scrollCue(wrap, extra) {
+    if (cueBoxes.has(wrap)) return;
+    const box = h('div.scroll-box', { class: extra });
+    wrap.replaceWith(box);
+    box.append(wrap);
+    wrap.classList.add('scrolls');
+    cueBoxes.set(wrap, box);
+    wrap.addEventListener('scroll', () => updateCue(wrap), { passive: true });
+    cueSizes.observe(wrap);
+    if (wrap.firstElementChild) cueSizes.observe(wrap.firstElementChild);
+    updateCue(wrap);
+  }
+  new MutationObserver((changes) => {
+    for (const change of changes) {
+      for (const node of change.addedNodes) {
+        if (!(node instanceof Element)) continue;
+        if (node.matches('.table-wrap')) scrollCue(node);
+        node.querySelectorAll('.table-wrap').forEach((w) => scrollCue(w));
+      }
+    }
+  }).observe(main, { childList: true, subtree: true });
+
   // ------------------------------------------------------------------ start
   shell();
+  scrollCue(document.querySelector('nav.tabs'), 'tabs-box');
   window.addEventListener('hashchange', route);
   route();
   performance.mark('cb-rendered');

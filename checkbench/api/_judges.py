@@ -1,0 +1,165 @@
+"""Judges you can trust: a judge against a reference judge (or a file of reference verdicts),
+and the calibration of a log-prob judge's P(yes) to that reference, on a run directory.
+
+Every input is checked before anything is kept in the run: a bad one is one InputError."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from checkbench.errors import InputError
+from checkbench.inputs import input_file
+from checkbench.judges import calibration as calib
+from checkbench.judges.calibration import Calibration, CalibrationReport, Decision, Method
+from checkbench.judges.reference import (
+    ReferenceAgreement,
+    load_reference_verdicts,
+)
+from checkbench.judges.reference import reference_agreement as _reference_agreement
+from checkbench.schema import Verdict
+from checkbench.scoring import UnscoredPolicy
+from checkbench.stats import DEFAULT_B, DEFAULT_SEED
+from checkbench.store import RunStore
+
+
+def _check_judge(store: RunStore, judge: str, field: str = "judge_id") -> None:
+    found = store.judges()
+    if judge not in found:
+        raise InputError(
+            f"no verdicts by judge {judge!r} (judges: {', '.join(found) or 'none'})", field=field
+        )
+
+
+def _reference(
+    store: RunStore, reference: str | None, reference_file: str | Path | None
+) -> tuple[str | None, list[Verdict] | None]:
+    """(reference judge id, None) or (None, the file's verdicts): exactly one of the two."""
+    if (reference is None) == (reference_file is None):
+        raise InputError(
+            "name a reference: a judge of the run (--reference-judge) or a file of verdicts "
+            "(--reference-file), one of the two",
+            field="reference",
+        )
+    if reference is not None:
+        _check_judge(store, reference, "reference_judge")
+        return reference, None
+    return None, load_reference_verdicts(input_file(reference_file or ""), store)
+
+
+def reference_agreement(
+    run_dir: str | Path,
+    reference: str | None = None,
+    *,
+    reference_file: str | Path | None = None,
+    judges: Sequence[str] = (),
+    policy: UnscoredPolicy = "zero",
+    b: int = DEFAULT_B,
+    seed: int = DEFAULT_SEED,
+) -> list[ReferenceAgreement]:
+    """Each named judge (default: every judge of the run but the reference) against the
+    reference judge `reference` of the run, or against the verdicts of `reference_file`
+    (JSONL lines item_id, model, check_id, passed): per-check agreement, and the model scores,
+    their ranking and the largest shift when the judge replaces the reference. A calibrated
+    judge is measured on its held-out items only. Each result is kept in the run."""
+    if reference_file is not None:
+        input_file(reference_file)  # a bad path fails before the run is opened
+    with RunStore.existing(run_dir) as store:
+        name, gold = _reference(store, reference, reference_file)
+        for judge in judges:
+            _check_judge(store, judge)
+            if judge == name:
+                raise InputError(f"judge {judge!r} is the reference itself", field="judge_id")
+        chosen = list(judges) or [j for j in store.judges() if j != name]
+        if not chosen:
+            raise InputError(
+                "no judge to compare with the reference: judge the run first", path=run_dir
+            )
+        results = [
+            _reference_agreement(
+                store,
+                judge,
+                name,
+                reference_verdicts=gold,
+                policy=policy,
+                b=b,
+                seed=seed,
+                save=False,
+            )
+            for judge in chosen
+        ]
+        for result in results:  # kept once every judge has been measured
+            store.put_record("reference_agreement", result.judge, result.model_dump(mode="json"))
+        return results
+
+
+def _check_by(store: RunStore, by: str | None) -> None:
+    if by is None or by == "category":
+        return
+    facet = by.removeprefix("tag:")
+    if not by.startswith("tag:") or not facet:
+        raise InputError(f"group by 'category' or 'tag:FACET', not {by!r}", field="by")
+    facets = sorted({name for item in store.items() for name in item.tags})
+    if facet not in facets:
+        raise InputError(
+            f"no item has tag facet {facet!r} (facets: {', '.join(facets) or 'none'})", field="by"
+        )
+
+
+def calibrate(
+    run_dir: str | Path,
+    judge: str,
+    reference: str | None = None,
+    *,
+    reference_file: str | Path | None = None,
+    method: Method = "logistic",
+    by: str | None = None,
+    decision: Decision = "bayes",
+    test_fraction: float = 0.5,
+    seed: int = DEFAULT_SEED,
+    min_group: int = 20,
+    name: str | None = None,
+    apply: bool = False,
+    export: str | Path | None = None,
+    b: int = DEFAULT_B,
+) -> CalibrationReport:
+    """Fit a calibration of log-prob judge `judge`'s P(yes) to the reference (a judge of the
+    run, or a file of verdicts) on a seeded share of the items, and report it on the held-out
+    items only. The artefact is kept in the run under its name (default "<judge>#calibrated");
+    `apply` also stores the calibrated verdicts, `export` writes the artefact as JSON."""
+    if reference_file is not None:
+        input_file(reference_file)
+    with RunStore.existing(run_dir) as store:
+        _check_judge(store, judge)
+        ref, gold = _reference(store, reference, reference_file)
+        _check_by(store, by)
+        report = calib.fit_calibration(
+            store,
+            judge,
+            ref,
+            reference_verdicts=gold,
+            method=method,
+            by=by,
+            decision=decision,
+            test_fraction=test_fraction,
+            seed=seed,
+            min_group=min_group,
+            name=name,
+            b=b,
+        )
+        if apply:
+            calib.apply_calibration(store, report.name)
+        if export is not None:
+            artefact = calib.load_calibration(store, report.name)
+            Path(export).write_text(artefact.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        return report
+
+
+def apply_calibration(run_dir: str | Path, calibration: str | Path) -> Calibration:
+    """Grade with a calibration (its name in the run, or an exported JSON file): the calibrated
+    judge's verdicts are stored in the run under the calibration's name, which is returned with
+    the rest of the artefact."""
+    with RunStore.existing(run_dir) as store:
+        artefact = calib.load_calibration(store, str(calibration))
+        calib.apply_calibration(store, str(calibration))
+        return artefact

@@ -19,17 +19,11 @@ from checkbench.cli import Group, app
 from checkbench.cli.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
-    ApiKeyEnv,
-    BaseUrl,
-    Concurrency,
+    DEFAULT_OPTIONS,
     Format,
-    JsonMode,
     JudgeModel,
     Model,
-    ModelsFile,
-    Retries,
-    Timeout,
-    model_options,
+    with_model_options,
 )
 from checkbench.cli.render import console, print_usage
 from checkbench.convbench.ingest import Format as LogFormat
@@ -37,6 +31,7 @@ from checkbench.convbench.pipeline import Mode as Curation
 from checkbench.convbench.summary import REPORT_FILE
 from checkbench.errors import InputError
 from checkbench.jsonl import field_path
+from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 from checkbench.store import RunStore
 
@@ -71,6 +66,7 @@ def _spec(**fields: Any) -> api.BuildSpec:
 
 
 @build_app.command(FROM_LOGS)
+@with_model_options
 def from_logs(
     logs: Annotated[list[Path], typer.Argument(help="Conversation logs: JSONL, .gz or Parquet.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory for the build.")],
@@ -115,13 +111,7 @@ def from_logs(
     token_limit: Annotated[
         int, typer.Option(min=100, help="feedback: longest conversation, approximate tokens.")
     ] = 5000,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-    concurrency: Concurrency = 8,
-    json_mode: JsonMode = "schema",
-    models: ModelsFile = None,
-    timeout: Timeout = None,
-    retries: Retries = None,
+    options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Turn conversation logs into a benchmark and print what every stage kept and dropped."""
     spec = _spec(
@@ -144,7 +134,6 @@ def from_logs(
             "max_tokens_approx": token_limit,
         },
     )
-    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         report = api.build(spec, out, bench, options=options, progress=progress)
     print_build_report(report)
@@ -187,6 +176,7 @@ def print_build_report(report: api.BuildSummary) -> None:
 
 
 @build_app.command("filter")
+@with_model_options
 def filter_easy(
     bench: Annotated[Path, typer.Argument(help="Benchmark file to filter.")],
     weak_model: Annotated[
@@ -202,16 +192,9 @@ def filter_easy(
     max_tokens: Annotated[
         int | None, typer.Option(min=1, help="Override the weak models' answer length.")
     ] = None,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-    concurrency: Concurrency = 8,
-    json_mode: JsonMode = "schema",
-    models: ModelsFile = None,
-    timeout: Timeout = None,
-    retries: Retries = None,
+    options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Drop the items that every weak model answers with full score (FB-Bench post-filter)."""
-    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         report = api.filter_by_difficulty(
             bench,

@@ -14,23 +14,17 @@ from checkbench.cli.judges import calibrated_judge
 from checkbench.cli.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
-    ApiKeyEnv,
+    DEFAULT_OPTIONS,
     AsJson,
-    BaseUrl,
     CalibrationName,
-    Concurrency,
     Format,
-    JsonMode,
     JudgeId,
     JudgeLanguage,
     JudgeMode,
     JudgeModel,
     Models,
-    ModelsFile,
-    Retries,
-    Timeout,
     Unscored,
-    model_options,
+    with_model_options,
 )
 from checkbench.cli.render import (
     console,
@@ -40,6 +34,7 @@ from checkbench.cli.render import (
     print_stages,
 )
 from checkbench.fbbench.scoring import FBBenchLeaderboard
+from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 
 import_app = typer.Typer(cls=Group, help="Bring existing results into a run.", no_args_is_help=True)
@@ -61,22 +56,16 @@ def _show(board: FBBenchLeaderboard, as_json: bool, breakdowns: bool) -> None:
 
 
 @app.command()
+@with_model_options
 def judge(
     run_dir: Annotated[Path, typer.Argument(help="Run directory made by `generate`.")],
     judge_model: JudgeModel = DEFAULT_MODEL,
     judge_mode: JudgeMode = "text",
     language: JudgeLanguage = "auto",
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-    concurrency: Concurrency = 8,
-    json_mode: JsonMode = "schema",
-    models: ModelsFile = None,
-    timeout: Timeout = None,
-    retries: Retries = None,
+    options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Judge every response of a run against its item's checklist."""
     settings = api.JudgeSettings(mode=judge_mode, language=language)
-    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         summary = api.judge(
             run_dir, judge_model, settings=settings, options=options, progress=progress
@@ -108,6 +97,7 @@ def leaderboard(
 
 
 @app.command()
+@with_model_options
 def run(
     bench: Annotated[Path, typer.Argument(help="Benchmark file.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory.")],
@@ -120,16 +110,9 @@ def run(
     judge_mode: JudgeMode = "text",
     language: JudgeLanguage = "auto",
     unscored_policy: Unscored = "zero",
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-    concurrency: Concurrency = 8,
-    json_mode: JsonMode = "schema",
-    models: ModelsFile = None,
-    timeout: Timeout = None,
-    retries: Retries = None,
+    options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Generate, judge and print the leaderboard with breakdowns, in one go."""
-    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         summaries, board = api.run(
             bench,

@@ -12,22 +12,18 @@ from checkbench.cli import app
 from checkbench.cli.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
-    ApiKeyEnv,
-    BaseUrl,
-    Concurrency,
+    DEFAULT_OPTIONS,
     Format,
-    JsonMode,
     Models,
-    ModelsFile,
-    Retries,
-    Timeout,
-    model_options,
+    with_model_options,
 )
 from checkbench.cli.render import exit_if_all_failed, print_stages
+from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 
 
 @app.command()
+@with_model_options
 def generate(
     bench: Annotated[
         Path, typer.Argument(help="Benchmark file (JSONL of Items, or FB-Bench JSON).")
@@ -42,17 +38,10 @@ def generate(
         int | None, typer.Option(min=1, help="Override the answer length.")
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Sampling seed passed to the models.")] = None,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-    concurrency: Concurrency = 8,
-    json_mode: JsonMode = "schema",
-    models: ModelsFile = None,
-    timeout: Timeout = None,
-    retries: Retries = None,
+    options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Run one or more candidate models over the items of BENCH into a run directory."""
     settings = api.GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed)
-    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         summary = api.generate(
             bench,

@@ -19,27 +19,22 @@ from checkbench.cli.meta_render import (
     print_meta_report,
 )
 from checkbench.cli.options import (
+    DEFAULT_OPTIONS,
     SPECS,
-    ApiKeyEnv,
     AsJson,
-    BaseUrl,
-    Concurrency,
-    JsonMode,
     JudgeIds,
     JudgeMode,
-    ModelsFile,
     ReferenceFile,
     ReferenceJudge,
-    Retries,
-    Timeout,
     Unscored,
-    model_options,
+    with_model_options,
 )
 from checkbench.cli.render import console, print_stages
 from checkbench.ifrewardbench.critiques import MissingVerdicts
 from checkbench.ifrewardbench.edges import NoEdges
 from checkbench.ifrewardbench.pairwise import Method
 from checkbench.ifrewardbench.run import PairScope, Paradigm
+from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 
 TITLE = "Judge meta-evaluation (IF-RewardBench metrics, 95% bootstrap intervals)"
@@ -47,6 +42,7 @@ METHODS: dict[str, Method] = {"bradley-terry": "bradley_terry", "elo": "elo"}
 
 
 @app.command()
+@with_model_options
 def meta(
     file: Annotated[Path, typer.Argument(help="IF-RewardBench file (JSON list or JSONL).")],
     judge: Annotated[
@@ -100,13 +96,7 @@ def meta(
         ),
     ] = None,
     as_json: AsJson = False,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-    concurrency: Concurrency = 8,
-    json_mode: JsonMode = "schema",
-    models: ModelsFile = None,
-    timeout: Timeout = None,
-    retries: Retries = None,
+    options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Meta-evaluate judges on IF-RewardBench data: F1, tau_b, position bias.
 
@@ -133,7 +123,6 @@ def meta(
         pairs=pair_scope,
         no_edges=no_edges_policy,
     )
-    options = model_options(base_url, api_key_env, concurrency, json_mode, models, timeout, retries)
     with RichProgress() as progress:
         run = api.meta_run(
             file, judge, settings=settings, run_dir=out, options=options, progress=progress

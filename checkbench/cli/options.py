@@ -12,9 +12,12 @@ verdicts are already stored in the run (the id `checkbench judge` prints, e.g.
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar, cast, get_type_hints
 
 import typer
 
@@ -114,26 +117,55 @@ JsonMode = Annotated[
 ]
 
 
-def model_options(
-    base_url: str | None,
-    api_key_env: str,
-    concurrency: int,
-    json_mode: JsonModeName,
-    models: Path | None = None,
-    timeout: float | None = None,
-    retries: int | None = None,
-) -> ModelOptions:
-    """ModelOptions from the shared command-line flags (a models-file entry's own fields win
-    over them)."""
-    return ModelOptions(
-        base_url=base_url,
-        api_key_env=api_key_env,
-        concurrency=concurrency,
-        json_mode=json_mode,
-        models_file=models,
-        timeout_s=timeout,
-        retries=retries,
-    )
+_ENDPOINT_FLAGS: dict[str, tuple[Any, Any]] = {
+    "base_url": (BaseUrl, None),
+    "api_key_env": (ApiKeyEnv, "OPENAI_API_KEY"),
+    "concurrency": (Concurrency, 8),
+    "json_mode": (JsonMode, "schema"),
+    "models": (ModelsFile, None),
+    "timeout": (Timeout, None),
+    "retries": (Retries, None),
+}
+"""The flags every command that calls models takes: name -> (annotated type, default)."""
+
+C = TypeVar("C", bound=Callable[..., Any])
+DEFAULT_OPTIONS = ModelOptions()
+"""The `options` default of a command under `with_model_options` (the flags replace it)."""
+
+
+def with_model_options(command: C) -> C:
+    """Give a command the shared endpoint flags, passed to it as one `options: ModelOptions`
+    (a models-file entry's own fields win over the flags)."""
+    hints = get_type_hints(command, include_extras=True)
+    signature = inspect.signature(command)
+    kept = [  # annotations resolved: typer reads them from this signature as they are
+        p.replace(annotation=hints.get(name, p.annotation))
+        for name, p in signature.parameters.items()
+        if name != "options"
+    ]
+    added = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+        for name, (kind, default) in _ENDPOINT_FLAGS.items()
+    ]
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        flags = {name: kwargs.pop(name) for name in _ENDPOINT_FLAGS}
+        options = ModelOptions(
+            base_url=flags["base_url"],
+            api_key_env=flags["api_key_env"],
+            concurrency=flags["concurrency"],
+            json_mode=flags["json_mode"],
+            models_file=flags["models"],
+            timeout_s=flags["timeout"],
+            retries=flags["retries"],
+        )
+        return command(*args, options=options, **kwargs)
+
+    del hints["options"]
+    run.__annotations__ = {**hints, **{name: kind for name, (kind, _) in _ENDPOINT_FLAGS.items()}}
+    run.__signature__ = signature.replace(parameters=kept + added)
+    return cast(C, run)
 
 
 ReferenceJudge = Annotated[

@@ -15,21 +15,18 @@ from checkbench import api
 from checkbench.cli import Group, app
 from checkbench.cli.options import (
     DEFAULT_MODEL,
-    ApiKeyEnv,
+    DEFAULT_OPTIONS,
     AsJson,
-    BaseUrl,
-    Concurrency,
-    JsonMode,
     JudgeId,
     JudgeModel,
     Model,
-    model_options,
+    with_model_options,
 )
 from checkbench.cli.render import console, print_stages, score_cell
 from checkbench.errors import CheckbenchError
 from checkbench.judges.pc2 import Mode as PC2Mode
 from checkbench.judges.pc2 import PC2Report
-from checkbench.llm import backend_name
+from checkbench.llm import ModelOptions, backend_name
 from checkbench.scan.formats import TaxonomyFormat
 from checkbench.scan.navviews import divergent_view, nodes_view, profile_view
 from checkbench.scan.prune import prune
@@ -116,6 +113,7 @@ def validate(taxonomy: TaxonomyFile) -> None:
 
 
 @taxonomy_app.command()
+@with_model_options
 def build(
     queries: Annotated[Path, typer.Argument(help="Queries: a JSONL file of items.")],
     out: RunDir,
@@ -131,14 +129,10 @@ def build(
     reason_chars: ReasonChars = 200,
     refine: Annotated[bool, typer.Option(help="Run the refinement pass.")] = True,
     taxonomy_format: TaxonomyFormatOption = "checkbench",
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-    concurrency: Concurrency = 8,
-    json_mode: JsonMode = "schema",
+    options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Grow a capability taxonomy from real queries (TaxBuilder); rerunning resumes."""
     settings = api.TaxBuilderSettings(max_tags=max_tags, reason_chars=reason_chars, refine=refine)
-    options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         result = api.taxonomy_build(
             queries,
@@ -164,6 +158,7 @@ def build(
 
 
 @taxonomy_app.command()
+@with_model_options
 def tag(
     bench: Annotated[Path, typer.Argument(help="Benchmark items (JSONL).")],
     taxonomy: TaxonomyOption,
@@ -172,14 +167,10 @@ def tag(
     model: Model = DEFAULT_MODEL,
     max_tags: Annotated[int, typer.Option(min=1, help="Taxonomy nodes per item.")] = 4,
     reason_chars: ReasonChars = 160,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-    concurrency: Concurrency = 8,
-    json_mode: JsonMode = "schema",
+    options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Give every item a domain and hierarchical taxonomy tags."""
     settings = api.TagSettings(max_tags=max_tags, reason_chars=reason_chars)
-    options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         result = api.taxonomy_tag(
             bench,
@@ -202,6 +193,7 @@ def tag(
 
 
 @taxonomy_app.command()
+@with_model_options
 def synthesize(
     tagged: Annotated[Path, typer.Argument(help="Tagged items (JSONL), e.g. from `tag`.")],
     taxonomy: TaxonomyOption,
@@ -212,16 +204,12 @@ def synthesize(
     max_rounds: Annotated[int, typer.Option(min=1, help="Rounds of synthesis at most.")] = 3,
     query_chars: Annotated[int, typer.Option(min=1, help="Length cap of a new query.")] = 800,
     seed: Annotated[int, typer.Option(help="Seed for sampling and picking references.")] = 0,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-    concurrency: Concurrency = 8,
-    json_mode: JsonMode = "schema",
+    options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """RealMix: synthesize and quality-filter queries until every leaf has enough items."""
     settings = api.MixSettings(
         min_per_leaf=min_per_leaf, max_rounds=max_rounds, new_query_chars=query_chars, seed=seed
     )
-    options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         result = api.taxonomy_synthesize(
             tagged,
@@ -291,6 +279,7 @@ def _print_pc2(report: PC2Report) -> None:
 
 
 @taxonomy_app.command()
+@with_model_options
 def pc2(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with responses.")],
     judge_model: JudgeModel = DEFAULT_MODEL,
@@ -312,10 +301,7 @@ def pc2(
         typer.Option(help="Human preferences (JSONL: item_id, chosen, rejected) to agree with."),
     ] = None,
     as_json: AsJson = False,
-    base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
-    concurrency: Concurrency = 8,
-    json_mode: JsonMode = "schema",
+    options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Judge the run's responses with PC^2: criteria derived by comparing auxiliary answers."""
     settings = api.PC2Settings(
@@ -324,7 +310,6 @@ def pc2(
         aux_max_tokens=aux_max_tokens,
         reason_chars=reason_chars,
     )
-    options = model_options(base_url, api_key_env, concurrency, json_mode)
     with RichProgress() as progress:
         result = api.taxonomy_pc2(
             run_dir,

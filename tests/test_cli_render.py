@@ -133,3 +133,11 @@ def test_help_lists_choices_and_shows_no_placeholder_for_flags() -> None:
     board = runner.invoke(app, ["leaderboard", "--help"], env={"COLUMNS": "200"}).output
     assert "<zero|exclude>" in board and "--judge-id" in board
     assert "<text|logprob>" in runner.invoke(app, ["judge", "--help"]).output
+
+
+def test_version_is_the_installed_one() -> None:
+    from importlib.metadata import version
+
+    result = run_cli("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"checkbench {version('checkbench')}"

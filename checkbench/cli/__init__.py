@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any
+from importlib.metadata import version
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -53,8 +54,21 @@ INTERRUPTED = 130
 """Exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        print(f"checkbench {version('checkbench')}")
+        raise typer.Exit()
+
+
 @app.callback()
-def root() -> None:
+def root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
     """Checklist-grounded evaluation of LLMs and of their judges."""
 
 

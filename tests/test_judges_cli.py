@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -283,3 +285,16 @@ def test_published_verdicts_against_a_judge_that_fails_one_model(tmp_path: Path)
     assert a["n"] == sum(v.passed is not None for v in gold)
     assert a["agreement"]["value"] == pytest.approx(1 - passed / a["n"])
     assert victim_checks > passed > 0
+
+
+def test_calibrate_without_scikit_learn_names_the_extra(tmp_path: Path) -> None:
+    run_dir, _ = _calibration_run(tmp_path)
+    blocked = "import sys; sys.modules['sklearn'] = None; from checkbench.cli import main; main()"
+    args = ["calibrate", str(run_dir), "--judge-id", "cheap", "--reference-judge", "ref"]
+    result = subprocess.run(
+        [sys.executable, "-c", blocked, *args], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: calibration needs scikit-learn")
+    assert "Traceback" not in result.stderr
+    assert _records(run_dir)[CALIBRATION_RECORD] == {}

@@ -11,7 +11,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
-from checkbench.errors import InputError
+from checkbench.errors import CheckbenchError, InputError
 from checkbench.judges.reference import CALIBRATION_RECORD
 from checkbench.schema import Check, Item, Verdict
 from checkbench.store import RunStore
@@ -102,14 +102,17 @@ def fit_curve(p_yes: np.ndarray, labels: np.ndarray, method: Method) -> Curve:
     counts = {"train_verdicts": len(labels), "train_positive": int(labels.sum())}
     if len(set(labels.tolist())) < 2:
         return Curve(kind="constant", p=float(labels.mean()) if len(labels) else 0.0, **counts)
-    if method == "logistic":
+    try:
+        from sklearn.isotonic import IsotonicRegression
         from sklearn.linear_model import LogisticRegression
-
+    except ImportError:
+        raise CheckbenchError(
+            "calibration needs scikit-learn: pip install 'checkbench[build]'"
+        ) from None
+    if method == "logistic":
         model = LogisticRegression().fit(_logit(p_yes).reshape(-1, 1), labels)
         coef, intercept = float(model.coef_[0][0]), float(model.intercept_[0])
         return Curve(kind="logistic", coef=coef, intercept=intercept, **counts)
-    from sklearn.isotonic import IsotonicRegression
-
     model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(p_yes, labels)
     x, y = model.X_thresholds_.tolist(), model.y_thresholds_.tolist()
     return Curve(kind="isotonic", x=x, y=y, **counts)

@@ -141,3 +141,18 @@ def test_bad_input_exits_2_and_writes_nothing(
     assert result.returncode == 2
     assert message in result.stderr
     assert not run.exists() and not bench.exists()
+
+
+def test_a_build_that_keeps_nothing_exits_2_with_the_stage_and_writes_no_benchmark(
+    tmp_path: Path,
+) -> None:
+    run, bench = tmp_path / "run", tmp_path / "bench.jsonl"
+    argv = [*map(str, LOGS), "--domain", "math", "--k", "1", "--limit", "1"]
+    result = run_cli("build", *argv, "--out", str(run), "--bench", str(bench))
+    assert result.returncode == 2, result.stderr
+    line = " ".join(result.stderr.split())
+    assert line.startswith("error: the build kept no items: stage '")
+    assert "kept 0 of" in line and "no benchmark written" in line
+    assert "Traceback" not in result.stderr
+    assert not bench.exists()
+    assert _report(run).items == 0  # what every stage kept and dropped stays inspectable

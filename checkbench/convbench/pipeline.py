@@ -115,14 +115,29 @@ async def build_benchmark(
                 domain = (spec.domain, describe(spec.domain, spec.domain_description))
             stages = model_stages(build, spec.mode, domain, candidates, selection)
             items = await stages
-            write_jsonl(bench, items)
+            if items:
+                write_jsonl(bench, items)
             with store.transaction():
                 for item in items:
                     store.put_record(RECORD_PREFIX + "item", item.id, item.model_dump())
             report = _report(spec, store, build, counts, tally, topics, items, bench, candidates)
     assert not report.broken_chain(), report.broken_chain()
     write_jsonl(Path(run_dir) / REPORT_FILE, [report])
+    if not items:
+        raise CheckbenchError(nothing_kept(report))
     return report
+
+
+def nothing_kept(report: BuildSummary) -> str:
+    """Why a build kept no item: the first stage that kept none, with its reasons."""
+    emptied = next((stage for stage in report.stages if stage.kept == 0), None)
+    if emptied is None:
+        return "the build kept no items; no benchmark written"
+    reasons = ", ".join(f"{reason} ({n})" for reason, n in emptied.reasons.items()) or "none read"
+    return (
+        f"the build kept no items: stage '{emptied.stage}' kept 0 of {emptied.seen} "
+        f"({reasons}); no benchmark written, the stage records are in the run directory"
+    )
 
 
 def _first_tier(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from checkbench.api._build import build, filter_by_difficulty, score
 from checkbench.api._evaluate import (
+    Protocol,
     generate,
     import_fbbench_judgments,
     judge,
@@ -87,6 +88,7 @@ __all__ = [
     "TaxBuilderSettings",
     # results
     "BenchScores",
+    "Protocol",
     "BuildSummary",
     "Calibration",
     "CalibrationReport",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
+from checkbench.api._build import score
 from checkbench.api._stage import (
     answer_and_judge,
     judged_run,
@@ -13,8 +15,14 @@ from checkbench.api._stage import (
     store_items,
 )
 from checkbench.benchmarks import load_items
+from checkbench.convbench.scoring import BenchScores
 from checkbench.fbbench.judgments import load_fbbench_judgment_dir
-from checkbench.fbbench.scoring import FBBenchLeaderboard, ScoreSource, fbbench_leaderboard
+from checkbench.fbbench.scoring import (
+    FBBenchLeaderboard,
+    ScoreSource,
+    fbbench_leaderboard,
+    is_fbbench_run,
+)
 from checkbench.fbbench.versions import ImportSummary
 from checkbench.generate import GenerationSettings, generate_responses
 from checkbench.judges.checklist import JudgeSettings, judge_name
@@ -25,6 +33,9 @@ from checkbench.stats import DEFAULT_SEED
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageSummary
 from checkbench.store import STORE_FILE, RunStore
+
+Protocol = Literal["auto", "fb-bench", "conv-to-bench"]
+"""How `run` scores: by the FB-Bench leaderboard or by Conv-to-Bench's check means."""
 
 
 def prepare_run(bench: str | Path, run_dir: str | Path, *, fmt: str = "auto") -> RunStore:
@@ -92,8 +103,12 @@ def run(
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
     policy: UnscoredPolicy = "zero",
-) -> tuple[list[StageSummary], FBBenchLeaderboard]:
-    """Generate, judge and score in one go."""
+    protocol: Protocol = "auto",
+) -> tuple[list[StageSummary], FBBenchLeaderboard | BenchScores]:
+    """Generate, judge and score in one go, by the benchmark's protocol: "fb-bench" (the
+    FB-Bench leaderboard: needs a scenario and a task per item) or "conv-to-bench" (the mean of
+    each item's checks, cluster bootstrap over items); "auto" picks FB-Bench when every item
+    carries its tags."""
     judge_settings = judge_settings or JudgeSettings()
     candidates = open_backends(models, options)
     judge_backend = open_backend(judge_model, options)
@@ -106,8 +121,11 @@ def run(
             judge_settings=judge_settings,
             progress=progress,
         )
+        fbbench = is_fbbench_run(store.items())
     judge_id = judge_name(judge_backend, judge_settings)
-    return summaries, leaderboard(run_dir, judge=judge_id, policy=policy)
+    if protocol == "fb-bench" or (protocol == "auto" and fbbench):
+        return summaries, leaderboard(run_dir, judge=judge_id, policy=policy)
+    return summaries, score(run_dir, judge=judge_id, policy=policy)
 
 
 def import_fbbench_judgments(directory: str | Path, run_dir: str | Path) -> ImportSummary:

@@ -33,6 +33,7 @@ from checkbench.cli.render import (
     print_leaderboard,
     print_stages,
 )
+from checkbench.cli.score import print_scores
 from checkbench.fbbench.scoring import FBBenchLeaderboard
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
@@ -110,9 +111,17 @@ def run(
     judge_mode: JudgeMode = "text",
     language: JudgeLanguage = "auto",
     unscored_policy: Unscored = "zero",
+    protocol: Annotated[
+        api.Protocol,
+        typer.Option(
+            help="How to score: fb-bench (EC/RM leaderboard with breakdowns), conv-to-bench "
+            "(mean of each item's checks), or auto (fb-bench when every item has its scenario "
+            "and task tags)."
+        ),
+    ] = "auto",
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
-    """Generate, judge and print the leaderboard with breakdowns, in one go."""
+    """Generate, judge and score in one go, by the benchmark's protocol."""
     with RichProgress() as progress:
         summaries, board = api.run(
             bench,
@@ -125,10 +134,19 @@ def run(
             options=options,
             progress=progress,
             policy=unscored_policy,
+            protocol=protocol,
         )
     print_stages(out, summaries, failures=True)
-    _show(board, False, True)
-    console.print(f"Run stored in [bold]{out}[/]; `checkbench leaderboard {out} --json` for JSON.")
+    if isinstance(board, api.BenchScores):
+        console.print("Scored by the Conv-to-Bench protocol (mean of each item's checks).")
+        print_scores(board, None)
+        console.print(f"Run stored in [bold]{out}[/]; `checkbench score {out} --json` for JSON.")
+    else:
+        console.print("Scored by the FB-Bench protocol.")
+        _show(board, False, True)
+        console.print(
+            f"Run stored in [bold]{out}[/]; `checkbench leaderboard {out} --json` for JSON."
+        )
     exit_if_all_failed(summaries)
 
 

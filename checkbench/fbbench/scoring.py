@@ -278,3 +278,11 @@ def fbbench_score_mismatches(
     verdicts = list(verdicts)
     computed = score_responses(items, responses, verdicts)
     return _mismatches(responses, computed, single_judge(verdicts)) or []
+
+
+def is_fbbench_run(items: Sequence[Item]) -> bool:
+    """Whether every item carries the one scenario (EC or RM) and the one task that the FB-Bench
+    leaderboard groups by."""
+    return bool(items) and all(
+        item.tag("scenario") in ([EC], [RM]) and len(item.tag("task")) == 1 for item in items
+    )

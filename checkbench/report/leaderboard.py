@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checkbench.fbbench.scoring import EC, RM, fbbench_leaderboard
+from checkbench.fbbench.scoring import fbbench_leaderboard, is_fbbench_run
 from checkbench.report.run import RunData
 from checkbench.schema import Item
 from checkbench.scoring import facet_breakdown, summarize
@@ -27,13 +27,6 @@ MAX_FACET_VALUES = 40
 """A facet with more values than this (ids, free text) is not a useful breakdown."""
 SKIPPED_FACETS = {"taxonomy"}
 """Facets with their own section."""
-
-
-def is_fbbench(items: list[Item]) -> bool:
-    """Whether every item carries the scenario and task tags the FB-Bench scores group by."""
-    return bool(items) and all(
-        item.tag("scenario") in ([EC], [RM]) and len(item.tag("task")) == 1 for item in items
-    )
 
 
 def _fbbench_board(run: RunData, judge: str) -> dict[str, Any]:
@@ -100,5 +93,5 @@ def _mean_board(run: RunData, judge: str) -> dict[str, Any]:
 
 def leaderboards(run: RunData) -> list[dict[str, Any]]:
     """One leaderboard per judge (none before anything is judged)."""
-    board = _fbbench_board if is_fbbench(run.items) else _mean_board
+    board = _fbbench_board if is_fbbench_run(run.items) else _mean_board
     return [board(run, judge) for judge in run.judges]

@@ -16,8 +16,9 @@ from checkbench.judges.pc2 import PC2Result, PC2Settings, load_preferences, pc2_
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.scan.builder import TaxBuilderSettings, TaxBuildResult, build_taxonomy
 from checkbench.scan.domains import seed_taxonomy
+from checkbench.scan.facets import facet_taxonomy
 from checkbench.scan.formats import TaxonomyFormat
-from checkbench.scan.navigate import navigate_items
+from checkbench.scan.navigate import navigate, navigate_items
 from checkbench.scan.navigation import Navigation, NavigationSettings
 from checkbench.scan.realmix import MixResult, MixSettings, realmix
 from checkbench.scan.tagging import TagResult, TagSettings, tag_items
@@ -175,16 +176,23 @@ def taxonomy_pc2(
 
 def taxonomy_navigate(
     run_dir: str | Path,
-    taxonomy: str | Path,
+    taxonomy: str | Path | None = None,
     *,
     judge: str | None = None,
     settings: NavigationSettings | None = None,
     pruned: bool = True,
+    facets: Sequence[str] = (),
 ) -> Navigation:
     """Per taxonomy node, every model's score and rank from the run's checklist verdicts (of
     the stored judge id `judge`, default the run's only judge), and each model's strengths,
-    weaknesses and unstable parents (unscored items left out)."""
-    tree = load_taxonomy(taxonomy)
+    weaknesses and unstable parents (unscored items left out). The hierarchy is a taxonomy
+    file, or the values of tag `facets` the items carry (e.g. ("task", "subtask"))."""
+    if (taxonomy is None) == (not facets):
+        raise InputError("give a taxonomy file or tag facets to navigate by (one of the two)")
+    tree = load_taxonomy(taxonomy) if taxonomy is not None else None
     _, items, responses, verdicts = judged_run(run_dir, judge)
     scores = score_responses(items, responses, verdicts)
-    return navigate_items(items, scores, tree, settings=settings, pruned=pruned)
+    if tree is not None:
+        return navigate_items(items, scores, tree, settings=settings, pruned=pruned)
+    by_facets, tags = facet_taxonomy(items, facets)
+    return navigate(scores, tags, taxonomy=by_facets, settings=settings)

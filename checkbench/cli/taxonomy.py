@@ -330,7 +330,16 @@ def pc2(
 @taxonomy_app.command()
 def navigate(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with checklist verdicts.")],
-    taxonomy: TaxonomyOption,
+    taxonomy: Annotated[
+        Path | None, typer.Option("--taxonomy", "-t", help="Taxonomy JSON file.")
+    ] = None,
+    facets: Annotated[
+        str | None,
+        typer.Option(
+            help="Navigate by tag facets instead of a taxonomy, top level first, e.g. "
+            "task,subtask (FB-Bench's tags)."
+        ),
+    ] = None,
     model: Annotated[
         str | None,
         typer.Option(
@@ -352,7 +361,10 @@ def navigate(
 ) -> None:
     """Scores and ranks per taxonomy node; strengths, weaknesses and uneven parents."""
     settings = api.NavigationSettings(min_n=min_n, threshold=threshold)
-    nav = api.taxonomy_navigate(run_dir, taxonomy, judge=judge_id, settings=settings, pruned=pruned)
+    levels = [facet.strip() for facet in (facets or "").split(",") if facet.strip()]
+    nav = api.taxonomy_navigate(
+        run_dir, taxonomy, judge=judge_id, settings=settings, pruned=pruned, facets=levels
+    )
     if as_json:
         print(json.dumps(nav.model_dump(mode="json"), ensure_ascii=False, indent=2))
         return

@@ -213,13 +213,9 @@ class RunStore:
         ).fetchone()
         return ChatResult.model_validate_json(row[0]) if row else None
 
-    def record_call(
-        self, call: CallRecord | None = None, /, *, replace: bool = False, **fields: Any
-    ) -> None:
-        """Append one model call (success or failure; a CallRecord or its fields) to the audit
-        log and cache, redacted; `replace` retires an earlier success under the same key (a
-        fresh re-ask)."""
-        call = call or CallRecord(**fields)
+    def record_call(self, call: CallRecord, *, replace: bool = False) -> None:
+        """Append one model call (success or failure) to the audit log and cache, redacted;
+        `replace` retires an earlier success under the same key (a fresh re-ask)."""
         ok = call.result is not None
         with self.transaction() as db:
             if replace and ok:

@@ -24,7 +24,7 @@ from checkbench.ifrewardbench.pairwise import pairwise_report
 from checkbench.llm.base import ChatRequest, ChatResult
 from checkbench.schema import Check, Item, Message, PairVerdict, Response, Usage, Verdict
 from checkbench.stats.agreement import verdict_agreement
-from checkbench.store import RunStore
+from checkbench.store import CallRecord, RunStore
 from tests.conftest import ROOT, free_port
 
 JUDGE = "judge-x"
@@ -106,13 +106,15 @@ def _record_calls(store: RunStore) -> None:
     ):
         result = ChatResult(content="y", prompt_tokens=tokens, completion_tokens=tokens // 4)
         store.record_call(
-            key=f"k{n}",
-            model=model,
-            role=role,
-            request=request,
-            result=result,
-            error=None,
-            latency_s=1.5,
+            CallRecord(
+                key=f"k{n}",
+                model=model,
+                role=role,
+                request=request,
+                result=result,
+                error=None,
+                latency_s=1.5,
+            )
         )
 
 

@@ -155,8 +155,7 @@ class OpenAIBackend:
         except TimeoutError:
             raise LLMError("timeout", retryable=True, timeout=True) from None
         except aiohttp.ClientError as exc:
-            message = redact(f"connection error: {exc or repr(exc)}")
-            raise LLMError(message, retryable=True) from None
+            raise LLMError(f"connection error: {exc or repr(exc)}", retryable=True) from None
 
     @property
     def json_mode(self) -> JsonMode:
@@ -195,7 +194,7 @@ class OpenAIBackend:
             except ValueError:
                 raise LLMError("completion body is not JSON", retryable=True) from None
             return parse_completion(body)
-        detail = redact(reply.body[:300].decode("utf-8", "replace"))
+        detail = reply.body[:300].decode("utf-8", "replace")  # the Caller redacts every error
         if reply.status == 429 or reply.status >= 500:
             retry_after = parse_retry_after(reply.retry_after)
             raise LLMError(

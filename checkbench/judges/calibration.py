@@ -25,6 +25,7 @@ from checkbench.judges.calibration_artefact import (
     CALIBRATION_FORMAT,
     CALIBRATION_VERSION,
     Calibration,
+    CalibrationSettings,
     Curve,
     Decision,
     Method,
@@ -76,19 +77,10 @@ class SplitFacts(BaseModel):
     reference_positive: int
 
 
-class CalibrationReport(BaseModel):
+class CalibrationReport(CalibrationSettings):
     """What a calibration did, on held-out items only: `before` is the judge's own verdicts
     (P(yes) >= 0.5), `after` the calibrated ones, both against the reference."""
 
-    name: str
-    judge: str
-    reference: str
-    method: Method
-    by: str | None
-    decision: Decision
-    threshold: float
-    version: int
-    seed: int
     train: SplitFacts
     test: SplitFacts
     unusable: int
@@ -173,7 +165,7 @@ def _threshold(calibration: Calibration, train: list[_Unit]) -> float:
     return float(np.quantile(q, 1.0 - rate)) if 0.0 < rate < 1.0 else 0.5
 
 
-_SHARED = set(CalibrationReport.model_fields) & set(Calibration.model_fields)
+_SHARED = set(CalibrationSettings.model_fields)
 
 
 def _facts(units: list[_Unit], items: int) -> SplitFacts:

@@ -50,10 +50,10 @@ class Curve(BaseModel):
         return np.full(p_yes.shape, self.p)
 
 
-class Calibration(BaseModel):
-    """A fitted calibration: what it maps (judge -> reference), how, and on which items."""
+class CalibrationSettings(BaseModel):
+    """What a calibration maps (judge -> reference) and how: shared by the artefact and the
+    report of its fit."""
 
-    format: Literal["checkbench.calibration"] = CALIBRATION_FORMAT
     version: int = CALIBRATION_VERSION
     name: str
     """The calibrated judge's id in verdicts, e.g. "<judge>#calibrated"."""
@@ -65,6 +65,12 @@ class Calibration(BaseModel):
     threshold: float
     """A check passes when its calibrated P(pass) is at least this."""
     seed: int
+
+
+class Calibration(CalibrationSettings):
+    """A fitted calibration: its settings, its curves, and the items it was fitted and tested on."""
+
+    format: Literal["checkbench.calibration"] = CALIBRATION_FORMAT
     test_fraction: float
     min_group: int
     train_items: list[str]

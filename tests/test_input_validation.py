@@ -396,3 +396,14 @@ def test_unwritable_output_places(tmp_path: Path) -> None:
     error = _error(lambda: output_file(locked / "out.jsonl"))
     assert error.message == f"cannot create it: {locked} is not writable"
     assert _error(lambda: output_dir(locked)).message == "directory is not writable"
+
+
+def test_a_vocabulary_file_is_read_through_the_one_input_opener(tmp_path: Path) -> None:
+    from checkbench.convbench.vocab import load_vocabulary
+
+    bad = tmp_path / "vocab.txt"
+    bad.write_bytes(b"sort\n\xff\xfe bad\n")
+    with pytest.raises(InputError, match=r"vocab.txt:2: not valid UTF-8"):
+        load_vocabulary(str(bad))
+    with pytest.raises(InputError, match="is a directory"):
+        load_vocabulary(str(tmp_path))

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from checkbench.errors import InputError
+from checkbench.inputs import iter_input_lines
 
 # What the keyword tokenizer produces: a letter, then letters, digits or underscores.
 TOKEN_PATTERN = r"(?u)\b[^\W\d_]\w+\b"
@@ -108,14 +109,13 @@ def _one(spec: str | Path | Iterable[str]) -> frozenset[str]:
 
 
 def _read(path: Path) -> frozenset[str]:
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"not a built-in vocabulary ({', '.join(BUILTIN)}) nor a file", path=path)
     terms = set()
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            text = line.split("#", 1)[0].strip()
-            if text:
-                terms.add(_normalise(text, where=(path, number)))
+    for number, line in iter_input_lines(path):
+        text = line.split("#", 1)[0].strip()
+        if text:
+            terms.add(_normalise(text, where=(path, number)))
     if not terms:
         raise InputError("vocabulary file has no words", path=path)
     return frozenset(terms)

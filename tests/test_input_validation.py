@@ -407,3 +407,20 @@ def test_a_vocabulary_file_is_read_through_the_one_input_opener(tmp_path: Path) 
         load_vocabulary(str(bad))
     with pytest.raises(InputError, match="is a directory"):
         load_vocabulary(str(tmp_path))
+
+
+def test_models_and_calibration_files_are_read_through_the_one_input_opener(
+    tmp_path: Path,
+) -> None:
+    from checkbench.judges.calibration_artefact import load_calibration
+    from checkbench.llm.models_file import load_models_file
+    from checkbench.store import RunStore
+
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b'[models.a]\nmodel = "\xff"\n')
+    with pytest.raises(InputError, match=r"bad.bin:2: not valid UTF-8"):
+        load_models_file(bad)
+    with pytest.raises(InputError, match="is a directory"):
+        load_models_file(tmp_path)
+    with RunStore(tmp_path / "run") as store, pytest.raises(InputError, match="not valid UTF-8"):
+        load_calibration(store, str(bad))

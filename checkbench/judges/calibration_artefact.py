@@ -12,6 +12,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from checkbench.errors import CheckbenchError, InputError
+from checkbench.inputs import read_input_text
 from checkbench.judges.reference import CALIBRATION_RECORD
 from checkbench.schema import Check, Item, Verdict
 from checkbench.store import RunStore
@@ -192,7 +193,7 @@ def load_calibration(store: RunStore, name: str) -> Calibration:
             field="calibration",
         )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_input_text(path))
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
     return read_calibration(data, str(path))

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from checkbench.errors import InputError
+from checkbench.inputs import read_input_text
 
 DEFAULT_MODELS_FILE = "checkbench.toml"
 JsonModeName = Literal["schema", "object"]
@@ -100,10 +101,7 @@ def _line_of(text: str, alias: str | None, field: str | None) -> int | None:
 def load_models_file(path: str | Path) -> dict[str, ModelEntry]:
     """The models a file names, by alias; a bad file raises one located InputError."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read the models file: {exc.strerror}", path=path) from None
+    text = read_input_text(path)
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from checkbench.errors import InputError
-from checkbench.inputs import input_file
+from checkbench.inputs import input_file, output_file
+from checkbench.jsonl import write_text_atomic
 from checkbench.judges import calibration as calib
 from checkbench.judges.calibration import Calibration, CalibrationReport, Decision, Method
 from checkbench.judges.reference import (
@@ -129,7 +130,9 @@ def calibrate(
     `apply` also stores the calibrated verdicts, `export` writes the artefact as JSON."""
     if reference_file is not None:
         input_file(reference_file)
-    with RunStore.existing(run_dir) as store:
+    if export is not None:
+        output_file(export)
+    with RunStore.existing(run_dir, writer=True) as store:
         _check_judge(store, judge)
         ref, gold = _reference(store, reference, reference_file)
         _check_by(store, by)
@@ -151,7 +154,7 @@ def calibrate(
             calib.apply_calibration(store, report.name)
         if export is not None:
             artefact = calib.load_calibration(store, report.name)
-            Path(export).write_text(artefact.model_dump_json(indent=2) + "\n", encoding="utf-8")
+            write_text_atomic(export, artefact.model_dump_json(indent=2) + "\n")
         return report
 
 
@@ -159,7 +162,7 @@ def apply_calibration(run_dir: str | Path, calibration: str | Path) -> Calibrati
     """Grade with a calibration (its name in the run, or an exported JSON file): the calibrated
     judge's verdicts are stored in the run under the calibration's name, which is returned with
     the rest of the artefact."""
-    with RunStore.existing(run_dir) as store:
+    with RunStore.existing(run_dir, writer=True) as store:
         artefact = calib.load_calibration(store, str(calibration))
         calib.apply_calibration(store, str(calibration))
         return artefact

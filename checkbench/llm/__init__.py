@@ -11,7 +11,7 @@ from typing import Literal
 
 from checkbench.errors import InputError
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, LLMError, TokenLogprob
-from checkbench.llm.models_file import ModelEntry, Price, Sampling, find_models_file
+from checkbench.llm.models_file import ModelEntry, Sampling, find_models_file
 from checkbench.llm.models_file import load_models_file as _load_models_file
 from checkbench.llm.openai_compat import JsonMode, OpenAIBackend
 
@@ -141,11 +141,6 @@ def parse_model_spec(spec: str, options: ModelOptions | None = None) -> ModelSpe
 def backend_name(spec: str, options: ModelOptions | None = None) -> str:
     """The name the backend for `spec` reports, without opening it."""
     return parse_model_spec(spec, options).name
-
-
-def price_of(spec: str, options: ModelOptions | None = None) -> Price | None:
-    """The price the models file gives this model, if any."""
-    return parse_model_spec(spec, options).entry.price
 
 
 def open_backend(spec: str, options: ModelOptions | None = None) -> ChatBackend:

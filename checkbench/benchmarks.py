@@ -3,20 +3,21 @@ JSON list), FB-Bench's released samples, or SCAN's released query files."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from checkbench.errors import InputError
 from checkbench.inputs import input_file
-from checkbench.jsonl import iter_json_records, read_models
+from checkbench.jsonl import iter_json_records, validate
 from checkbench.scan.queries import is_scan_query, load_scan_queries
 from checkbench.schema import Item
 
-Loader = Callable[[Path], list[Item]]
+Loader = Callable[[Path], Iterable[Item]]
+"""Reads a benchmark file into Items, validating each; a lazy loader reads as it is iterated."""
 
 
-def _native(path: Path) -> list[Item]:
-    return read_models(path, Item)
+def _native(path: Path) -> Iterator[Item]:
+    return (validate(Item, record, path=path, line=n) for n, record in iter_json_records(path))
 
 
 def _fbbench(path: Path) -> list[Item]:
@@ -43,17 +44,29 @@ def detect_format(path: Path) -> str:
     return "native"
 
 
-def load_items(path: str | Path, fmt: str = "auto") -> list[Item]:
-    """Items from a benchmark file; `fmt` is 'auto' or one of LOADERS."""
+def iter_items(path: str | Path, fmt: str = "auto") -> Iterator[Item]:
+    """Items from a benchmark file, validated one at a time as they are read (JSON Lines files
+    in the native format are read line by line); `fmt` is 'auto' or one of LOADERS. A bad or
+    repeated record raises a located InputError when it is reached."""
     path = input_file(path)
     if fmt == "auto":
         fmt = detect_format(path)
     if fmt not in LOADERS:
         raise InputError(f"unknown format '{fmt}' (known: {', '.join(LOADERS)})", path=path)
-    items = LOADERS[fmt](path)
     seen: set[str] = set()
-    for number, item in enumerate(items, start=1):
+    for number, item in enumerate(LOADERS[fmt](path), start=1):
         if item.id in seen:
             raise InputError(f"duplicate item id '{item.id}'", path=path, line=number, field="id")
         seen.add(item.id)
-    return items
+        yield item
+
+
+def check_items(path: str | Path, fmt: str = "auto") -> int:
+    """Validate a whole benchmark file without keeping its items: the first pass before
+    anything is written. Returns the number of items."""
+    return sum(1 for _ in iter_items(path, fmt))
+
+
+def load_items(path: str | Path, fmt: str = "auto") -> list[Item]:
+    """Every item of a benchmark file (see `iter_items`)."""
+    return list(iter_items(path, fmt))

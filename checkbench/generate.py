@@ -66,7 +66,8 @@ def _first(*values: T | None) -> T | None:
     return next((value for value in values if value is not None), None)
 
 
-async def _answer(model: StepModel, item: Item, settings: GenerationSettings) -> Response:
+async def answer_item(model: StepModel, item: Item, settings: GenerationSettings) -> Response:
+    """One candidate's answer to one item; a call that failed is a Response with its error."""
     request = await candidate_request(item, settings, model.backend)
     outcome = await model.call(request, role=CANDIDATE)
     if outcome.result is None:
@@ -89,17 +90,14 @@ async def generate_responses(
     caller: Caller | None = None,
     progress: ProgressSink | None = None,
 ) -> StageSummary:
-    """Answer every stored item with every backend, skipping answers already in the store."""
+    """Answer every stored item with every backend, skipping answers already in the store.
+    Items are read from the store in batches as the workers take them, so memory does not
+    grow with the benchmark."""
     settings = settings or GenerationSettings()
     stage = StageRun.begin(store, caller, progress)
-    items = store.items()
-    pending: dict[str, list[Item]] = {}
-    already = 0
-    for backend in backends:
-        done = store.answered(backend.name)
-        already += len(done)
-        pending[backend.name] = [item for item in items if item.id not in done]
-    stage.progress.start("generate", sum(len(todo) for todo in pending.values()))
+    items = store.count_items()
+    already = sum(store.count_answered(backend.name) for backend in backends)
+    stage.progress.start("generate", items * len(backends) - already)
     failed = 0
 
     def answer_with(backend: ChatBackend) -> Callable[[Item], Awaitable[None]]:
@@ -107,15 +105,15 @@ async def generate_responses(
 
         async def answer(item: Item) -> None:
             nonlocal failed
-            response = await _answer(model, item, settings)
+            response = await answer_item(model, item, settings)
             store.put_response(response)
             failed += response.error is not None
 
         return answer
 
     await asyncio.gather(
-        *(stage.pool(pending[b.name], b.max_concurrency, answer_with(b)) for b in backends)
+        *(stage.pool(store.unanswered(b.name), b.max_concurrency, answer_with(b)) for b in backends)
     )
     return stage.clock.summary(
-        "generate", total=len(items) * len(backends), already_done=already, errors=failed
+        "generate", total=items * len(backends), already_done=already, errors=failed
     )

@@ -10,14 +10,21 @@ round(round(x, 4) * 100, 2).
 
 from __future__ import annotations
 
+import json
+import math
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from typing import Literal
+from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
+from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel
 
 from checkbench.schema import Item, Response, Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED, Estimate, macro_mean_ci, mean_ci
+from checkbench.store import RunStore
 
 UnscoredPolicy = Literal["zero", "exclude"]
 
@@ -40,23 +47,31 @@ def item_score(item: Item, verdicts: Iterable[Verdict]) -> float | None:
             raise ValueError(f"item {item.id}: several verdicts for check {verdict.check_id!r}")
         passed[verdict.check_id] = verdict.passed
     results = [passed.get(check.id) for check in item.checklist]
+    return rule_score(item.rule, [check.weight for check in item.checklist], results)
+
+
+def rule_score(
+    rule: str, weights: Sequence[float | None], results: Sequence[bool | int | None]
+) -> float | None:
+    """A score in [0, 1] from the checks' results (True/1, False/0 or None = unscored) in
+    checklist order under the item's rule; None when any check is unscored or there is none."""
     if not results or any(result is None for result in results):
         return None
-    if item.rule == "weighted":
-        return sum(c.weight or 0.0 for c, ok in zip(item.checklist, results, strict=True) if ok)
-    if item.rule == "any":
+    if rule == "weighted":
+        return sum(w or 0.0 for w, ok in zip(weights, results, strict=True) if ok)
+    if rule == "any":
         return float(any(results))
-    if item.rule == "all":
+    if rule == "all":
         return float(all(results))
-    return sum(results) / len(results)
+    return sum(results) / len(results)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------- many items
 
 
 class GroupScore(BaseModel):
-    """A mean on the 0-100 scale with its 95% bootstrap interval. `n` counts the items in
-    the estimate; `unscored` counts the group's unscored items (zeroed or excluded)."""
+    """A mean on the 0-100 scale with its 95% bootstrap interval (None when n is too small).
+    `n` counts the items in the estimate; `unscored` the group's unscored items."""
 
     score: float | None
     ci: tuple[float, float] | None
@@ -69,42 +84,51 @@ def percent(fraction: float) -> float:
     return round(round(fraction, 4) * 100, 2)
 
 
-def apply_policy(scores: Iterable[float | None], policy: UnscoredPolicy) -> list[float]:
-    """The values to average: unscored items become 0 or are left out."""
-    if policy == "zero":
-        return [0.0 if score is None else score for score in scores]
-    return [score for score in scores if score is not None]
+def as_column(scores: Sequence[float | None] | np.ndarray) -> np.ndarray:
+    """Item scores as an array, NaN for unscored (None)."""
+    if isinstance(scores, np.ndarray):
+        return scores
+    return np.array([np.nan if score is None else score for score in scores], dtype=float)
+
+
+def apply_policy(scores: np.ndarray, policy: UnscoredPolicy) -> tuple[np.ndarray, int]:
+    """The values to average, unscored items (NaN) made 0 or left out, and how many they are."""
+    unscored = np.isnan(scores)
+    kept = np.where(unscored, 0.0, scores) if policy == "zero" else scores[~unscored]
+    return kept, int(unscored.sum())
 
 
 def _group_score(estimate: Estimate, unscored: int) -> GroupScore:
     if estimate.n == 0:
         return GroupScore(score=None, ci=None, n=0, unscored=unscored)
-    ci = (percent(estimate.low), percent(estimate.high))
+    ci = (percent(estimate.low), percent(estimate.high)) if estimate.has_interval else None
     return GroupScore(score=percent(estimate.value), ci=ci, n=estimate.n, unscored=unscored)
 
 
 def summarize(
-    scores: Sequence[float | None],
+    scores: Sequence[float | None] | np.ndarray,
     policy: UnscoredPolicy,
     *,
     b: int = DEFAULT_B,
     seed: int = DEFAULT_SEED,
 ) -> GroupScore:
-    """Mean over items with a bootstrap interval over items."""
-    estimate = mean_ci(apply_policy(scores, policy), b=b, seed=seed)
-    return _group_score(estimate, sum(score is None for score in scores))
+    """Mean over items with a bootstrap interval over items (scores as a list with None for
+    unscored, or as a column with NaN)."""
+    kept, unscored = apply_policy(as_column(scores), policy)
+    return _group_score(mean_ci(kept, b=b, seed=seed), unscored)
 
 
 def macro_summarize(
-    groups: Sequence[Sequence[float | None]],
+    groups: Sequence[Sequence[float | None] | np.ndarray],
     policy: UnscoredPolicy,
     *,
     b: int = DEFAULT_B,
     seed: int = DEFAULT_SEED,
 ) -> GroupScore:
     """Mean of the non-empty group means, bootstrapped within each group."""
-    estimate = macro_mean_ci([apply_policy(group, policy) for group in groups], b=b, seed=seed)
-    return _group_score(estimate, sum(score is None for group in groups for score in group))
+    kept = [apply_policy(as_column(group), policy) for group in groups]
+    estimate = macro_mean_ci([values for values, _ in kept], b=b, seed=seed)
+    return _group_score(estimate, sum(unscored for _, unscored in kept))
 
 
 def group_by_facet(items: Iterable[Item], facet: str) -> dict[str, list[Item]]:
@@ -212,4 +236,100 @@ def model_summaries(
     return {
         model: summarize(list(scores.values()), policy, b=b, seed=seed)
         for model, scores in sorted(table.items())
+    }
+
+
+# ---------------------------------------------------------------- in columns, from a run store
+
+
+@dataclass(frozen=True)
+class ItemScores:
+    """One model's item scores in columns: the positions (in the run's item order, ascending)
+    of the items it answered and their scores, NaN where unscored."""
+
+    positions: np.ndarray
+    values: np.ndarray
+
+    @classmethod
+    def of(cls, scores: Scores, index: Mapping[str, int]) -> ItemScores:
+        """The column form of item id -> score, positions from `index` (item id -> position)."""
+        positions = np.array([index[item_id] for item_id in scores], dtype=np.int64)
+        values = as_column(list(scores.values()))
+        order = np.argsort(positions, kind="stable")
+        return cls(positions[order], values[order])
+
+    def at(self, position: int) -> float | None:
+        """The score of the item at `position` (None when unscored or not answered)."""
+        k = int(np.searchsorted(self.positions, position))
+        if k == len(self.positions) or self.positions[k] != position:
+            return None
+        value = float(self.values[k])
+        return None if math.isnan(value) else value
+
+    def as_scores(self, ids: Sequence[str]) -> Scores:
+        """item id -> score (None = unscored), in item order."""
+        return {
+            ids[p]: None if math.isnan(v) else v
+            for p, v in zip(self.positions.tolist(), self.values.tolist(), strict=True)
+        }
+
+
+@dataclass(frozen=True)
+class Checklists:
+    """Every item's id, rule and (check id, weight) pairs by position: what item scores need,
+    read from the store's columns (identical checklists are shared)."""
+
+    ids: list[str]
+    index: dict[str, int]
+    rules: list[str]
+    checks: list[tuple[tuple[str, float | None], ...]]
+
+    @classmethod
+    def of_store(cls, store: RunStore) -> Checklists:
+        ids, rules, checks = [], [], []
+        shared: dict[str, Any] = {}
+        for item_id, rule, checklist, _ in store.item_columns():
+            ids.append(item_id)
+            rules.append(shared.setdefault(rule, rule))
+            if checklist not in shared:
+                shared[checklist] = tuple((c, w) for c, w in json.loads(checklist))
+            checks.append(shared[checklist])
+        return cls(ids, {item_id: p for p, item_id in enumerate(ids)}, rules, checks)
+
+    def score(self, position: int, passed: Iterable[tuple[str, int | None]]) -> float | None:
+        """The score of the item at `position` from its (check id, passed) verdicts."""
+        checks = self.checks[position]
+        results: list[int | None] = [None] * len(checks)
+        slot = {check: k for k, (check, _) in enumerate(checks)}
+        for check_id, ok in passed:
+            if check_id not in slot:
+                item_id = self.ids[position]
+                raise ValueError(f"item {item_id}: verdict for unknown check {check_id!r}")
+            results[slot[check_id]] = ok
+        return rule_score(self.rules[position], [w for _, w in checks], results)
+
+
+def store_scores(
+    store: RunStore, judge: str, checklists: Checklists | None = None
+) -> dict[str, ItemScores]:
+    """model -> item scores of the judge's verdicts for every response of the run, models in
+    name order: what `score_responses` gives for the store's items, responses and verdicts,
+    read in columns instead of objects."""
+    lists = checklists or Checklists.of_store(store)
+    answered: dict[str, np.ndarray] = {}
+    for item_id, model in store.response_units():
+        if model not in answered:
+            answered[model] = np.zeros(len(lists.ids), dtype=bool)
+        answered[model][lists.index[item_id]] = True
+    values = {model: np.full(len(lists.ids), np.nan) for model in answered}
+    for (item_id, model), rows in groupby(store.verdict_rows(judge), key=itemgetter(0, 1)):
+        position = lists.index.get(item_id)
+        if position is None or model not in answered or not answered[model][position]:
+            continue  # verdicts on no response are not scored
+        score = lists.score(position, ((row[2], row[3]) for row in rows))
+        if score is not None:
+            values[model][position] = score
+    return {
+        model: ItemScores(np.flatnonzero(mask), values[model][mask])
+        for model, mask in sorted(answered.items())
     }

@@ -6,27 +6,33 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from checkbench import runlock
+from checkbench.commits import GroupCommit
 from checkbench.errors import InputError
 from checkbench.inputs import output_dir
 from checkbench.llm.base import ChatRequest, ChatResult
 from checkbench.llm.redact import redact, redact_optional
 from checkbench.schema import Item, Response, Verdict
+from checkbench.storereads import StoreReads
 
 STORE_FILE = "run.sqlite"
-SCHEMA_VERSION = 2
-"""2: responses carry `meta` (published records) and FB-Bench ids hash whitespace-free text."""
+SCHEMA_VERSION = 3
+"""3: items keep their rule, (check id, weight) pairs and tags in columns beside the body, so
+scoring reads no bodies; an index serves one judge's verdicts without their bodies; responses
+flag the ones that carry meta. 2: responses carry `meta` (published records) and FB-Bench ids hash
+whitespace-free text."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS items (
-    id TEXT PRIMARY KEY, position INTEGER NOT NULL, body TEXT NOT NULL);
+    position INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, rule TEXT NOT NULL,
+    checks TEXT NOT NULL, tags TEXT NOT NULL, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     key TEXT NOT NULL, model TEXT NOT NULL, role TEXT NOT NULL, status TEXT NOT NULL,
@@ -38,14 +44,20 @@ CREATE TABLE IF NOT EXISTS models (name TEXT PRIMARY KEY, identity TEXT NOT NULL
 CREATE UNIQUE INDEX IF NOT EXISTS calls_ok ON calls(key) WHERE status = 'ok';
 CREATE TABLE IF NOT EXISTS responses (
     item_id TEXT NOT NULL, model TEXT NOT NULL, body TEXT NOT NULL, ok INTEGER NOT NULL,
-    PRIMARY KEY (item_id, model));
+    has_meta INTEGER NOT NULL, PRIMARY KEY (item_id, model));
 CREATE TABLE IF NOT EXISTS records (
     kind TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, key));
 CREATE TABLE IF NOT EXISTS verdicts (
     item_id TEXT NOT NULL, model TEXT NOT NULL, judge TEXT NOT NULL, check_id TEXT NOT NULL,
     passed INTEGER, body TEXT NOT NULL,
     PRIMARY KEY (item_id, model, judge, check_id));
+CREATE INDEX IF NOT EXISTS verdicts_by_judge
+    ON verdicts(judge, item_id, model, check_id, passed);
 """
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,9 @@ class UsageRow:
     latency_s: float
     attempts: int = 0
     timeouts: int = 0
+    batched_prompt_tokens: int = 0
+    batched_completion_tokens: int = 0
+    """The tokens of calls answered through a Batch API (billed at the batch price)."""
 
     @property
     def retries(self) -> int:
@@ -84,29 +99,36 @@ class CallRecord:
     timeouts: int = 0
 
 
-class RunStore:
+class RunStore(StoreReads):
     """Items, responses, verdicts and every model call of one run, resumable after a crash."""
 
-    def __init__(self, run_dir: str | Path, *, writer: bool = True) -> None:
+    def __init__(self, run_dir: str | Path, *, writer: bool = True, threads: bool = False) -> None:
         """Open (or create) the store; a writer holds the run directory's lock until `close`,
-        so two commands never work on one run at once. Readers take no lock."""
+        so two commands never work on one run at once. Readers take no lock. With `threads`
+        the store may be used from several threads, one at a time (the caller serializes)."""
         self.run_dir = output_dir(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.run_dir / STORE_FILE
         self._writer = writer
+        self._closed = False
         if writer:
             runlock.acquire(self.run_dir)
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=not threads
+            )
+            self._writes = GroupCommit(self._db)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=10000")
             self._check_version()
             self._db.executescript(_SCHEMA)
             self.set_meta_default("schema_version", SCHEMA_VERSION)
-        except BaseException:
+        except BaseException as exc:
             if writer:
                 runlock.release(self.run_dir)
+            if isinstance(exc, sqlite3.DatabaseError):  # not SQLite, or damaged
+                raise InputError(f"cannot read the run store ({exc})", path=self.path) from None
             raise
 
     def _check_version(self) -> None:
@@ -133,14 +155,25 @@ class RunStore:
         )
 
     @classmethod
-    def existing(cls, run_dir: str | Path, *, writer: bool = False) -> RunStore:
+    def existing(
+        cls, run_dir: str | Path, *, writer: bool = False, threads: bool = False
+    ) -> RunStore:
         """Open a run directory that must already hold a store (to read, unless `writer`)."""
         if not (Path(run_dir) / STORE_FILE).is_file():
             raise InputError("not a checkbench run directory (no run.sqlite)", path=run_dir)
-        return cls(run_dir, writer=writer)
+        if (store := Path(run_dir) / STORE_FILE).stat().st_size == 0:
+            raise InputError("empty run store: no run was written here", path=store)
+        return cls(run_dir, writer=writer, threads=threads)
 
     def close(self) -> None:
-        self._db.close()
+        """Commit what is written, close the file and release the lock (once)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._writes.commit()
+        finally:
+            self._db.close()
         if self._writer:
             self._writer = False
             runlock.release(self.run_dir)
@@ -151,27 +184,28 @@ class RunStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Group writes so that they land together or not at all."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """Group writes so that they land together or not at all, committed when the block
+        (which must not await) ends. Other writes are batched: see `checkbench.commits`."""
+        return self._writes.transaction()
+
+    async def durable(self) -> None:
+        """Wait until every write so far is committed: a task that waits for this before its
+        next model call never loses a finished call to a kill."""
+        await self._writes.durable()
 
     # -- meta ---------------------------------------------------------------------------------
     def set_meta(self, key: str, value: Any) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value))
-        )
+        with self._writes.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value))
+            )
 
     def set_meta_default(self, key: str, value: Any) -> None:
-        self._db.execute(
-            "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value))
-        )
+        with self._writes.write() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (key, json.dumps(value))
+            )
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -179,7 +213,9 @@ class RunStore:
 
     # -- items --------------------------------------------------------------------------------
     def add_items(self, items: Iterable[Item]) -> int:
-        """Add items; an id already stored with different content is an error, not an overwrite."""
+        """Add items, taken one at a time, in one transaction: all of them, or none when one
+        fails (an error raised by `items` too); an id already stored with different content is
+        an error, not an overwrite."""
         added = 0
         with self.transaction() as db:
             position = db.execute("SELECT COALESCE(MAX(position), -1) FROM items").fetchone()[0]
@@ -194,9 +230,11 @@ class RunStore:
                         )
                     continue
                 position += 1
+                checks = [[check.id, check.weight] for check in item.checklist]
                 db.execute(
-                    "INSERT INTO items(id, position, body) VALUES (?, ?, ?)",
-                    (item.id, position, body),
+                    "INSERT INTO items(position, id, rule, checks, tags, body)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (position, item.id, item.rule, _dumps(checks), _dumps(item.tags), body),
                 )
                 added += 1
         return added
@@ -217,7 +255,7 @@ class RunStore:
         """Append one model call (success or failure) to the audit log and cache, redacted;
         `replace` retires an earlier success under the same key (a fresh re-ask)."""
         ok = call.result is not None
-        with self.transaction() as db:
+        with self._writes.write() as db:
             if replace and ok:
                 db.execute(
                     "UPDATE calls SET status = 'replaced' WHERE key = ? AND status = 'ok'",
@@ -266,7 +304,9 @@ class RunStore:
         """Calls, failures, tokens and time per (model, role)."""
         rows = self._db.execute(
             "SELECT model, role, SUM(status != 'error'), SUM(status = 'error'), SUM(prompt_tokens),"
-            " SUM(completion_tokens), SUM(latency_s), SUM(attempts), SUM(timeouts)"
+            " SUM(completion_tokens), SUM(latency_s), SUM(attempts), SUM(timeouts),"
+            " SUM(prompt_tokens * IFNULL(json_extract(result, '$.batched'), 0)),"
+            " SUM(completion_tokens * IFNULL(json_extract(result, '$.batched'), 0))"
             " FROM calls GROUP BY model, role"
             " ORDER BY role, model"
         )
@@ -274,15 +314,20 @@ class RunStore:
 
     # -- responses ----------------------------------------------------------------------------
     def put_response(self, response: Response) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO responses(item_id, model, body, ok) VALUES (?, ?, ?, ?)",
-            (
-                response.item_id,
-                response.model,
-                redact(response.model_dump_json()),
-                response.error is None,
-            ),
-        )
+        """Store a response, replacing an earlier one of the same model to the same item."""
+        with self._writes.write() as db:
+            db.execute(
+                "INSERT INTO responses(item_id, model, body, ok, has_meta) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (item_id, model) DO UPDATE SET body = excluded.body,"
+                " ok = excluded.ok, has_meta = excluded.has_meta",
+                (
+                    response.item_id,
+                    response.model,
+                    redact(response.model_dump_json()),
+                    response.error is None,
+                    bool(response.meta),
+                ),
+            )
 
     def responses(self, model: str | None = None) -> list[Response]:
         query = "SELECT r.body FROM responses r JOIN items i ON i.id = r.item_id"
@@ -293,11 +338,6 @@ class RunStore:
         rows = self._db.execute(query + " ORDER BY r.model, i.position", args)
         return [Response.model_validate_json(body) for (body,) in rows]
 
-    def answered(self, model: str) -> set[str]:
-        """Ids of items the model has already answered successfully."""
-        rows = self._db.execute("SELECT item_id FROM responses WHERE model = ? AND ok", (model,))
-        return {item_id for (item_id,) in rows}
-
     def models(self) -> list[str]:
         rows = self._db.execute("SELECT DISTINCT model FROM responses ORDER BY model")
         return [model for (model,) in rows]
@@ -305,7 +345,7 @@ class RunStore:
     # -- verdicts -----------------------------------------------------------------------------
     def put_verdicts(self, verdicts: Iterable[Verdict]) -> None:
         """Store verdicts, replacing earlier ones for the same (item, model, judge, check)."""
-        with self.transaction() as db:
+        with self._writes.write() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO verdicts(item_id, model, judge, check_id, passed, body)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
@@ -323,22 +363,14 @@ class RunStore:
             args = (judge,)
         return [Verdict.model_validate_json(body) for (body,) in self._db.execute(query, args)]
 
-    def judged(self, judge: str) -> set[tuple[str, str]]:
-        """(item_id, model) pairs the judge has fully scored; unscored ones are judged again."""
-        rows = self._db.execute(
-            "SELECT item_id, model FROM verdicts WHERE judge = ?"
-            " GROUP BY item_id, model HAVING SUM(passed IS NULL) = 0",
-            (judge,),
-        )
-        return {(item_id, model) for item_id, model in rows}
-
     # -- stage records ------------------------------------------------------------------------
     def put_record(self, kind: str, key: str, value: Any) -> None:
         """Store one JSON-able output of a pipeline stage (e.g. a build decision) under a key."""
-        self._db.execute(
-            "INSERT OR REPLACE INTO records(kind, key, body) VALUES (?, ?, ?)",
-            (kind, key, redact(json.dumps(value, ensure_ascii=False))),
-        )
+        with self._writes.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO records(kind, key, body) VALUES (?, ?, ?)",
+                (kind, key, redact(json.dumps(value, ensure_ascii=False))),
+            )
 
     def records(self, kind: str) -> dict[str, Any]:
         """Every record of a kind, by key, in insertion order."""

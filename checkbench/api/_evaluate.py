@@ -9,24 +9,24 @@ from typing import Literal
 from checkbench.api._build import score
 from checkbench.api._stage import (
     answer_and_judge,
-    judged_run,
     open_backends,
+    pick_judge,
     run_stage,
     store_items,
 )
-from checkbench.benchmarks import load_items
+from checkbench.benchmarks import check_items, iter_items
 from checkbench.convbench.scoring import BenchScores
+from checkbench.distributed import Executor, Stages, generation, judging
 from checkbench.fbbench.judgments import load_fbbench_judgment_dir
 from checkbench.fbbench.scoring import (
     FBBenchLeaderboard,
     ScoreSource,
-    fbbench_leaderboard,
-    is_fbbench_run,
+    is_fbbench_store,
+    store_leaderboard,
 )
 from checkbench.fbbench.versions import ImportSummary
-from checkbench.generate import GenerationSettings, generate_responses
+from checkbench.generate import GenerationSettings
 from checkbench.judges.checklist import JudgeSettings, judge_name
-from checkbench.judges.stage import judge_responses
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.scoring import UnscoredPolicy
 from checkbench.stats import DEFAULT_SEED
@@ -39,8 +39,10 @@ Protocol = Literal["auto", "fb-bench", "conv-to-bench"]
 
 
 def prepare_run(bench: str | Path, run_dir: str | Path, *, fmt: str = "auto") -> RunStore:
-    """Validate the whole benchmark first, then add its items to the run store."""
-    return store_items(load_items(bench, fmt), bench, run_dir)
+    """Validate the whole benchmark first (keeping none of it), then read it again into the
+    run store: memory does not grow with the benchmark, and bad input writes nothing."""
+    check_items(bench, fmt)
+    return store_items(iter_items(bench, fmt), bench, run_dir)
 
 
 def generate(
@@ -52,13 +54,13 @@ def generate(
     settings: GenerationSettings | None = None,
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
+    executor: Executor = "local",
 ) -> StageSummary:
     """Answer every item of `bench` with every model; rerunning resumes where it stopped."""
+    stage = generation(executor, models, options)
     backends = open_backends(models, options)
     with prepare_run(bench, run_dir, fmt=fmt) as store:
-        return run_stage(
-            store, backends, generate_responses, backends, settings=settings, progress=progress
-        )
+        return run_stage(store, backends, stage, backends, settings=settings, progress=progress)
 
 
 def judge(
@@ -68,13 +70,13 @@ def judge(
     settings: JudgeSettings | None = None,
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
+    executor: Executor = "local",
 ) -> StageSummary:
     """Judge every response in the run against its item's checklist; rerunning resumes."""
+    stage = judging(executor, judge_model, options)
     backend = open_backend(judge_model, options)
     with RunStore.existing(run_dir, writer=True) as store:
-        return run_stage(
-            store, [backend], judge_responses, backend, settings=settings, progress=progress
-        )
+        return run_stage(store, [backend], stage, backend, settings=settings, progress=progress)
 
 
 def leaderboard(
@@ -86,9 +88,11 @@ def leaderboard(
     seed: int = DEFAULT_SEED,
 ) -> FBBenchLeaderboard:
     """FB-Bench scores per model (EC, RM, Overall) with intervals and breakdowns; `judge` is
-    the stored judge id whose verdicts to score (default: the run's only judge)."""
-    _, items, responses, verdicts = judged_run(run_dir, judge)
-    return fbbench_leaderboard(items, responses, verdicts, policy=policy, source=source, seed=seed)
+    the stored judge id whose verdicts to score (default: the run's only judge). The store is
+    read in columns, so memory and time stay small for large runs."""
+    with RunStore.existing(run_dir) as store:
+        chosen = pick_judge(store, judge)
+        return store_leaderboard(store, chosen, policy=policy, source=source, seed=seed)
 
 
 def run(
@@ -104,12 +108,14 @@ def run(
     progress: ProgressSink | None = None,
     policy: UnscoredPolicy = "zero",
     protocol: Protocol = "auto",
+    executor: Executor = "local",
 ) -> tuple[list[StageSummary], FBBenchLeaderboard | BenchScores]:
     """Generate, judge and score in one go, by the benchmark's protocol: "fb-bench" (the
     FB-Bench leaderboard: needs a scenario and a task per item) or "conv-to-bench" (the mean of
     each item's checks, cluster bootstrap over items); "auto" picks FB-Bench when every item
     carries its tags."""
     judge_settings = judge_settings or JudgeSettings()
+    stages = Stages(generation(executor, models, options), judging(executor, judge_model, options))
     candidates = open_backends(models, options)
     judge_backend = open_backend(judge_model, options)
     with prepare_run(bench, run_dir, fmt=fmt) as store:
@@ -120,8 +126,9 @@ def run(
             settings=settings,
             judge_settings=judge_settings,
             progress=progress,
+            stages=stages,
         )
-        fbbench = is_fbbench_run(store.items())
+        fbbench = is_fbbench_store(store)
     judge_id = judge_name(judge_backend, judge_settings)
     if protocol == "fb-bench" or (protocol == "auto" and fbbench):
         return summaries, leaderboard(run_dir, judge=judge_id, policy=policy)

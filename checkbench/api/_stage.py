@@ -8,16 +8,17 @@ protocol packages receive opened backends and a Caller.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from checkbench.distributed import LOCAL_STAGES, Stages
 from checkbench.errors import InputError
-from checkbench.generate import GenerationSettings, generate_responses
+from checkbench.generate import GenerationSettings
 from checkbench.judges.checklist import JudgeSettings
-from checkbench.judges.stage import judge_responses
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend, backend_identity
+from checkbench.llm.batch import BatchBackend
 from checkbench.schema import Item, Response, Verdict
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
@@ -34,9 +35,12 @@ def open_backends(specs: Sequence[str], options: ModelOptions | None) -> list[Ch
 
 def bind_backends(store: RunStore, backends: Sequence[ChatBackend]) -> None:
     """Name each backend as the run knows its identity: the same model reached twice resumes,
-    and a second model under a taken name (another endpoint or sampling) gets its own."""
+    and a second model under a taken name (another endpoint or sampling) gets its own. A batch
+    backend keeps its submitted batches in the run's store, to pick them up when resumed."""
     for backend in backends:
         backend.name = store.bind_model(backend.name, backend_identity(backend))
+        if isinstance(backend, BatchBackend):
+            backend.use_journal(store)
 
 
 def run_stage(
@@ -67,12 +71,16 @@ def run_closing(backends: Sequence[ChatBackend], work: Callable[[], Awaitable[T]
     return asyncio.run(run())
 
 
-def store_items(items: Sequence[Item], source: str | Path, run_dir: str | Path) -> RunStore:
-    """The run store of `run_dir` holding these (already validated) items; `source` names
-    where they come from."""
+def store_items(items: Iterable[Item], source: str | Path, run_dir: str | Path) -> RunStore:
+    """The run store of `run_dir` holding these (already validated) items, added in one
+    transaction as they are read; `source` names where they come from."""
     store = RunStore(run_dir)
-    store.add_items(items)
-    store.set_meta_default("benchmark", str(source))
+    try:
+        store.add_items(items)
+        store.set_meta_default("benchmark", str(source))
+    except BaseException:
+        store.close()
+        raise
     return store
 
 
@@ -84,16 +92,17 @@ def answer_and_judge(
     settings: GenerationSettings | None,
     judge_settings: JudgeSettings,
     progress: ProgressSink | None,
+    stages: Stages = LOCAL_STAGES,
 ) -> list[StageSummary]:
     """Every candidate answers the run's items, then the judge judges the answers."""
     return [
         run_stage(
-            store, candidates, generate_responses, candidates, settings=settings, progress=progress
+            store, candidates, stages.generate, candidates, settings=settings, progress=progress
         ),
         run_stage(
             store,
             [judge_backend],
-            judge_responses,
+            stages.judge,
             judge_backend,
             settings=judge_settings,
             progress=progress,

@@ -1,7 +1,9 @@
 """The FB-Bench leaderboard: EC, RM and Overall as macro means over (scenario, task) groups,
 with breakdowns computed the same way, from verdicts or from the judgment files' stored scores.
 
-Breakdowns follow the authors' analysis: every cell is a macro mean over task groups. Within
+The arithmetic is in `means`, over columns; this module reads them from objects (judgment
+files, tests) or from a run store (`store_leaderboard`), the same way. Breakdowns follow the
+authors' analysis: every cell is a macro mean over task groups. Within
 a slice (EC, RM, or all samples) and a facet value (e.g. a feedback type), take the mean score
 of each (scenario, task) group present, then the mean of those means. A sample with several
 feedback or deficiency types counts in each; the "all" cell of a task is the mean of its EC
@@ -10,40 +12,36 @@ and RM means. Intervals resample within each group, like the headline's.
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from functools import partial
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel
 
 from checkbench.errors import InputError
-from checkbench.fbbench.dataset import SCENARIOS
 from checkbench.fbbench.judgments import record_facts
+from checkbench.fbbench.means import BREAKDOWN_FACETS as BREAKDOWN_FACETS
+from checkbench.fbbench.means import EC, RM, Breakdowns, Layout, fbbench_breakdowns, headline
+from checkbench.fbbench.means import SLICES as SLICES
 from checkbench.schema import Item, Response, Verdict
 from checkbench.scoring import (
+    Checklists,
     GroupScore,
+    ItemScores,
     Scores,
     UnscoredPolicy,
-    answered,
-    macro_facet_breakdown,
-    macro_summarize,
     score_responses,
     single_judge,
+    store_scores,
 )
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
+from checkbench.store import RunStore
+from checkbench.storereads import ItemHead
 
 ScoreSource = Literal["verdicts", "stored"]
-
-EC, RM = SCENARIOS["Error Correction"], SCENARIOS["Response Maintenance"]
-
-BREAKDOWN_FACETS = ("task", "subtask", "feedback_type", "deficiency")
-SLICES = (EC, RM, "all")
-"""Breakdown slices: EC samples, RM samples, and all samples."""
-
-Breakdowns = dict[str, dict[str, dict[str, GroupScore]]]
-"""facet -> slice -> facet value -> score; empty slices and facets are left out."""
 
 
 class FBBenchRow(BaseModel):
@@ -88,78 +86,6 @@ class ScoreMismatch(BaseModel):
     recomputed: float | None
 
 
-def _only(item: Item, facet: str) -> str:
-    """The item's single value of an FB-Bench facet; other benchmarks are told where to go."""
-    values = item.tag(facet)
-    if len(values) != 1:
-        raise InputError(
-            f"item {item.id} has {values or 'no'} '{facet}' tag(s); the FB-Bench leaderboard "
-            "needs one scenario (EC or RM) and one task per item: for other benchmarks use "
-            "`checkbench score RUN`",
-            field=f"tags.{facet}",
-        )
-    return values[0]
-
-
-def _group(item: Item) -> tuple[str, str]:
-    """The (scenario, task) group every FB-Bench mean is taken over."""
-    return _only(item, "scenario"), _only(item, "task")
-
-
-def _stored_table(items: Iterable[Item], responses: Iterable[Response]) -> dict[str, Scores]:
-    """model -> item id -> the judgment file's score (None where the judgment failed)."""
-    table: dict[str, Scores] = defaultdict(dict)
-    by_unit = {(r.model, r.item_id): r for r in responses}
-    for model, item in answered(items, by_unit.values()):
-        facts = record_facts(by_unit[model, item.id])
-        if facts is None:
-            raise InputError(
-                f"no stored score for {model} on item {item.id}: stored scores come with "
-                "imported FB-Bench judgment files (`checkbench import fb-bench-judgments`)"
-            )
-        table[model][item.id] = facts.stored_score
-    return dict(table)
-
-
-def _headline(
-    items: Sequence[Item], scores: Scores, policy: UnscoredPolicy, b: int, seed: int
-) -> tuple[GroupScore, GroupScore, GroupScore]:
-    """EC, RM and Overall: means of (scenario, task) group means, as the authors compute."""
-    groups: dict[tuple[str, str], list[float | None]] = defaultdict(list)
-    for item in items:
-        if item.id in scores:
-            groups[_group(item)].append(scores[item.id])
-    summary = partial(macro_summarize, policy=policy, b=b, seed=seed)
-    ec = [group for (scenario, _), group in groups.items() if scenario == EC]
-    rm = [group for (scenario, _), group in groups.items() if scenario == RM]
-    return summary(ec), summary(rm), summary(list(groups.values()))
-
-
-def fbbench_breakdowns(
-    items: Sequence[Item],
-    scores: Scores,
-    policy: UnscoredPolicy,
-    *,
-    b: int = DEFAULT_B,
-    seed: int = DEFAULT_SEED,
-) -> Breakdowns:
-    """One model's breakdown cells, each a macro mean over (scenario, task) groups."""
-    groups = {item.id: _group(item) for item in items}
-    result: Breakdowns = {}
-    for facet in BREAKDOWN_FACETS:
-        slices = {}
-        for name in SLICES:
-            members = [item for item in items if name in ("all", groups[item.id][0])]
-            table = macro_facet_breakdown(
-                members, scores, facet, lambda item: groups[item.id], policy, b=b, seed=seed
-            )
-            if table:
-                slices[name] = table
-        if slices:
-            result[facet] = slices
-    return result
-
-
 def _row(
     model: str, ec: GroupScore, rm: GroupScore, overall: GroupScore, unjudged: int
 ) -> FBBenchRow:
@@ -181,6 +107,24 @@ def _row(
     )
 
 
+def _stored_scores(
+    index: Mapping[str, int], units: Iterable[tuple[str, str]], imported: Iterable[Response]
+) -> dict[str, ItemScores]:
+    """model -> the judgment files' scores (None where the judgment failed) of the responses
+    `units` (item id, model); `imported` are the responses that carry meta."""
+    facts = {(r.model, r.item_id): record_facts(r) for r in imported}
+    table: dict[str, Scores] = defaultdict(dict)
+    for item_id, model in units:
+        found = facts.get((model, item_id))
+        if found is None:
+            raise InputError(
+                f"no stored score for {model} on item {item_id}: stored scores come with "
+                "imported FB-Bench judgment files (`checkbench import fb-bench-judgments`)"
+            )
+        table[model][item_id] = found.stored_score
+    return {model: ItemScores.of(scores, index) for model, scores in table.items()}
+
+
 def _unjudged_checks(responses: Iterable[Response], judge: str | None) -> dict[str, int]:
     """model -> checks of this judge's imported records that had no judgment entry."""
     counts: dict[str, int] = defaultdict(int)
@@ -189,6 +133,84 @@ def _unjudged_checks(responses: Iterable[Response], judge: str | None) -> dict[s
         if facts is not None and facts.judge == judge:
             counts[response.model] += len(facts.unjudged)
     return counts
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What a leaderboard is computed from, whatever it was read from: the items' ids by
+    position and their layout (built when needed), every response as (item id, model), the
+    responses that carry meta, and the judge's item scores."""
+
+    ids: Sequence[str]
+    layout: Callable[[], Layout]
+    units: Callable[[], Iterable[tuple[str, str]]]
+    imported: list[Response]
+    judge: str | None
+    computed: dict[str, ItemScores]
+
+
+def _leaderboard(
+    run: _Run, policy: UnscoredPolicy, source: ScoreSource, b: int, seed: int
+) -> FBBenchLeaderboard:
+    index = {item_id: position for position, item_id in enumerate(run.ids)}
+    table = _stored_scores(index, run.units(), run.imported) if source == "stored" else run.computed
+    rows: list[FBBenchRow] = []
+    breakdowns: dict[str, Breakdowns] = {}
+    if table:
+        layout = run.layout()
+        unjudged = _unjudged_checks(run.imported, run.judge)
+        rows = [
+            _row(model, *headline(layout, scores, policy, b, seed), unjudged[model])
+            for model, scores in table.items()
+        ]
+        rows.sort(key=lambda row: (row.overall is None, -(row.overall or 0.0), row.model))
+        breakdowns = {
+            row.model: fbbench_breakdowns(layout, table[row.model], policy, b=b, seed=seed)
+            for row in rows
+        }
+    mismatches = _mismatches(run.imported, run.computed, index, run.judge)
+    return FBBenchLeaderboard(
+        judge=run.judge,
+        policy=policy,
+        source=source,
+        rows=rows,
+        breakdowns=breakdowns,
+        score_mismatches=None if mismatches is None else len(mismatches),
+    )
+
+
+def _objects_run(
+    items: Iterable[Item], responses: Iterable[Response], verdicts: Iterable[Verdict]
+) -> _Run:
+    items, responses, verdicts = list(items), list(responses), list(verdicts)
+    index = {item.id: position for position, item in enumerate(items)}
+    computed = score_responses(items, responses, verdicts)
+    return _Run(
+        ids=[item.id for item in items],
+        layout=lambda: Layout.of((item.id, item.tags) for item in items),
+        units=lambda: ((r.item_id, r.model) for r in responses),
+        imported=[r for r in responses if r.meta],
+        judge=single_judge(verdicts),
+        computed={model: ItemScores.of(scores, index) for model, scores in computed.items()},
+    )
+
+
+def _store_run(store: RunStore, judge: str) -> _Run:
+    checklists = Checklists.of_store(store)
+
+    def layout() -> Layout:
+        return Layout.of(
+            (item_id, json.loads(tags)) for item_id, _, _, tags in store.item_columns()
+        )
+
+    return _Run(
+        ids=checklists.ids,
+        layout=layout,
+        units=store.response_units,
+        imported=store.responses_with_meta(),
+        judge=judge,
+        computed=store_scores(store, judge, checklists),
+    )
 
 
 def fbbench_leaderboard(
@@ -208,31 +230,21 @@ def fbbench_leaderboard(
     `score` field, which is what the authors' table averaged. With policy "zero" (the
     published convention) failed judgments count as 0.
     """
-    items = list(items)
-    responses = list(responses)
-    verdicts = list(verdicts)
-    judge = single_judge(verdicts)
-    computed = score_responses(items, responses, verdicts)
-    table = _stored_table(items, responses) if source == "stored" else computed
-    unjudged = _unjudged_checks(responses, judge)
-    rows = [
-        _row(model, *_headline(items, scores, policy, b, seed), unjudged[model])
-        for model, scores in table.items()
-    ]
-    rows.sort(key=lambda row: (row.overall is None, -(row.overall or 0.0), row.model))
-    breakdowns = {
-        row.model: fbbench_breakdowns(items, table[row.model], policy, b=b, seed=seed)
-        for row in rows
-    }
-    mismatches = _mismatches(responses, computed, judge)
-    return FBBenchLeaderboard(
-        judge=judge,
-        policy=policy,
-        source=source,
-        rows=rows,
-        breakdowns=breakdowns,
-        score_mismatches=None if mismatches is None else len(mismatches),
-    )
+    return _leaderboard(_objects_run(items, responses, verdicts), policy, source, b, seed)
+
+
+def store_leaderboard(
+    store: RunStore,
+    judge: str,
+    *,
+    policy: UnscoredPolicy = "zero",
+    source: ScoreSource = "verdicts",
+    b: int = DEFAULT_B,
+    seed: int = DEFAULT_SEED,
+) -> FBBenchLeaderboard:
+    """`fbbench_leaderboard` of a run store's items, responses and `judge`'s verdicts, read in
+    columns: no item, response or verdict body is parsed but those of imported records."""
+    return _leaderboard(_store_run(store, judge), policy, source, b, seed)
 
 
 def _same_score(a: float | None, b: float | None, tolerance: float) -> bool:
@@ -242,21 +254,22 @@ def _same_score(a: float | None, b: float | None, tolerance: float) -> bool:
 
 
 def _mismatches(
-    responses: Iterable[Response],
-    computed: dict[str, Scores],
+    imported: Iterable[Response],
+    computed: dict[str, ItemScores],
+    index: Mapping[str, int],
     judge: str | None,
     tolerance: float = 1e-6,
 ) -> list[ScoreMismatch] | None:
     """Imported records of this judge whose stored score differs from the verdicts' score;
     None when no response holds a stored score of this judge."""
     found: list[ScoreMismatch] | None = None
-    for response in responses:
+    for response in imported:
         facts = record_facts(response)
         if facts is None or facts.judge != judge:
             continue
         if found is None:
             found = []
-        recomputed = computed[response.model][response.item_id]
+        recomputed = computed[response.model].at(index[response.item_id])
         if not _same_score(facts.stored_score, recomputed, tolerance):
             found.append(
                 ScoreMismatch(
@@ -274,15 +287,27 @@ def fbbench_score_mismatches(
 ) -> list[ScoreMismatch]:
     """Imported records whose stored score differs from the score recomputed from their
     verdicts (e.g. a judgment entry that answers no check, or a weight the judge changed)."""
-    responses = list(responses)
-    verdicts = list(verdicts)
-    computed = score_responses(items, responses, verdicts)
-    return _mismatches(responses, computed, single_judge(verdicts)) or []
+    run = _objects_run(items, responses, verdicts)
+    index = {item_id: position for position, item_id in enumerate(run.ids)}
+    return _mismatches(run.imported, run.computed, index, run.judge) or []
 
 
-def is_fbbench_run(items: Sequence[Item]) -> bool:
-    """Whether every item carries the one scenario (EC or RM) and the one task that the FB-Bench
-    leaderboard groups by."""
-    return bool(items) and all(
-        item.tag("scenario") in ([EC], [RM]) and len(item.tag("task")) == 1 for item in items
-    )
+def is_fbbench_tags(tags: Iterable[Mapping[str, list[str]]]) -> bool:
+    """Whether there are items and every one carries the one scenario (EC or RM) and the one
+    task that the FB-Bench leaderboard groups by."""
+    found = False
+    for item_tags in tags:
+        found = True
+        if item_tags.get("scenario") not in ([EC], [RM]) or len(item_tags.get("task", [])) != 1:
+            return False
+    return found
+
+
+def is_fbbench_run(items: Iterable[Item | ItemHead]) -> bool:
+    """`is_fbbench_tags` of these items."""
+    return is_fbbench_tags(item.tags for item in items)
+
+
+def is_fbbench_store(store: RunStore) -> bool:
+    """`is_fbbench_tags` of a run store's items, read from its columns."""
+    return is_fbbench_tags(json.loads(tags) for *_, tags in store.item_columns())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from checkbench.judges.checklist import JudgeSettings, judge_name, judge_response
 from checkbench.llm.base import ChatBackend
-from checkbench.schema import Response
+from checkbench.schema import Item, Response
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.prompting import prompt_tag
@@ -12,7 +12,7 @@ from checkbench.steps.stage import StageRun, StageSummary
 from checkbench.store import RunStore
 
 
-def _record_judge(store: RunStore, judge: str, settings: JudgeSettings) -> None:
+def record_judge(store: RunStore, judge: str, settings: JudgeSettings) -> None:
     """Note which prompts and settings produced this judge's verdicts, for reports."""
     kind = "checklist_judge" if settings.mode == "text" else "check_logprob"
     judges = store.get_meta("judges", {})
@@ -31,34 +31,32 @@ async def judge_responses(
     caller: Caller | None = None,
     progress: ProgressSink | None = None,
 ) -> StageSummary:
-    """Judge every response not yet fully scored by this judge; rerunning resumes."""
+    """Judge every response not yet fully scored by this judge; rerunning resumes. Responses
+    are read from the store in batches as the workers take them."""
     settings = settings or JudgeSettings()
     stage = StageRun.begin(store, caller, progress)
     model = stage.model(backend)
     judge = judge_name(backend, settings)
-    _record_judge(store, judge, settings)
-    items = {item.id: item for item in store.items() if item.checklist}
-    done = store.judged(judge)
-    tried = {(v.item_id, v.model) for v in store.verdicts(judge)}
-    responses = [r for r in store.responses() if r.item_id in items]
-    todo = [r for r in responses if (r.item_id, r.model) not in done]
+    record_judge(store, judge, settings)
+    total, todo = store.count_judgeable(judge)
     again = stage.model(backend, fresh=True)
     unscored: list[str] = []
 
-    async def judge_one(response: Response) -> None:
+    async def judge_one(job: tuple[Item, Response, bool]) -> None:
+        item, response, tried = job
         # left unscored by an earlier run: asked once more, past the cache that holds the
         # answer that could not be used
-        asked = again if (response.item_id, response.model) in tried else model
-        verdicts = await judge_response(asked, items[response.item_id], response, settings)
+        verdicts = await judge_response(again if tried else model, item, response, settings)
         store.put_verdicts(verdicts)
         if any(v.passed is None for v in verdicts):
             unscored.append(f"{response.item_id} ({response.model})")
 
-    await stage.each(f"judge ({judge})", todo, backend.max_concurrency, judge_one)
+    stage.progress.start(f"judge ({judge})", todo)
+    await stage.pool(store.unjudged(judge), backend.max_concurrency, judge_one)
     return stage.clock.summary(
         "judge",
-        total=len(responses),
-        already_done=len(responses) - len(todo),
+        total=total,
+        already_done=total - todo,
         errors=len(unscored),
         unscored=sorted(unscored),
     )

@@ -38,21 +38,28 @@ class Report:
     details: ItemDetails
 
 
-def build_report(store: RunStore, options: ReportOptions | None = None) -> Report:
-    """Read the run once and compute every section."""
+def build_report(
+    store: RunStore, options: ReportOptions | None = None, *, served: bool = False
+) -> Report:
+    """Read the run once and compute every section. The index lists every item when the page
+    is served (records come from the server) or when the file can embed them all."""
     run = RunData(store, options or ReportOptions())
     details = ItemDetails(run)
     data = {name: section(run) for name, section in SECTIONS.items()}
-    data["index"] = details.index()
+    data["index"] = details.index(rows=served or len(details) <= run.options.embed_items)
     return Report(data=data, details=details)
 
 
 def write_report(
     run_dir: str | Path, out: str | Path | None = None, options: ReportOptions | None = None
 ) -> Path:
-    """Write the self-contained HTML report of a run (default RUN_DIR/report.html)."""
-    path = output_file(out if out is not None else Path(run_dir) / REPORT_FILE)
-    with RunStore.existing(run_dir) as store:
+    """Write the self-contained HTML report of a run (default RUN_DIR/report.html): with
+    every item's record when there are at most `options.embed_items`, else the aggregates and
+    a pointer to `checkbench view`, which reads item records a page at a time."""
+    with RunStore.existing(run_dir) as store:  # the run first: a bad one is the error to show
+        path = output_file(out if out is not None else Path(run_dir) / REPORT_FILE)
         report = build_report(store, options)
-    write_text_atomic(path, render_page(report.data, report.details.chunks()).html)
+        chunks = report.details.chunks() if report.data["index"]["items"] else []
+        page = render_page(report.data, chunks)
+    write_text_atomic(path, page.html)
     return path

@@ -17,18 +17,25 @@ Chunk (the records of some items): {"strings": [...], "labels": [...], "records"
     role, check_id and source index `labels`; passed is 1, 0 or null (unscored); `raw` is the
     judge's raw answer, kept for unscored verdicts only.
 
-Search matches an item when the query occurs, ignoring case, in its id or in any of its texts
-(the `strings` its record refers to), the same definition in the browser and the server.
+Records and search read the store as they are asked for (the store may be shared by the threads
+of `checkbench view`: each read holds a lock). Search matches an item when the query occurs,
+ignoring case, in its id or in any of its texts (the `strings` its record refers to), the same
+definition in the browser and the server.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+import math
+import threading
+from collections.abc import Iterator, Sequence
+from itertools import groupby
 from typing import Any
+
+import numpy as np
 
 from checkbench.report.run import RunData
 from checkbench.schema import Item, Response, Verdict
+from checkbench.scoring import ItemScores
 
 PASS, FAIL, UNSCORED, ERROR = 1, 2, 4, 8
 CHUNK_ITEMS = 250
@@ -56,80 +63,101 @@ def _rounded(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def _flags(response: Response, verdicts: list[Verdict], unscored: bool) -> int:
-    flags = ERROR if response.error is not None else 0
-    flags |= PASS if any(v.passed is True for v in verdicts) else 0
-    flags |= FAIL if any(v.passed is False for v in verdicts) else 0
-    return flags | (UNSCORED if unscored else 0)
-
-
 class ItemDetails:
     """The drill-down data of a run: its index, item records on demand, and text search."""
 
     def __init__(self, run: RunData) -> None:
         self._run = run
-        self.items: list[Item] = run.items
         self._model = {model: i for i, model in enumerate(run.models)}
         self._judge = {judge: i for i, judge in enumerate(run.judges)}
-        self._responses: dict[str, list[Response]] = defaultdict(list)
-        for response in run.responses:
-            self._responses[response.item_id].append(response)
-        self._verdicts: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
-        for judge in run.judges:
-            for verdict in run.verdicts[judge]:
-                self._verdicts[verdict.item_id, verdict.model].append(verdict)
-        self._texts: list[str] | None = None
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        return len(self.items)
+        return len(self._run.items)
 
     # -- index --------------------------------------------------------------------------------
-    def index(self) -> dict[str, Any]:
-        """Ids, tags and per-model flags and scores of every item, with the lookup tables."""
+    def index(self, rows: bool = True) -> dict[str, Any]:
+        """Ids, tags and per-model flags and scores of every item, with the lookup tables;
+        without `rows` the lookup tables only, and a note saying where the items are."""
         tags: dict[tuple[str, str], int] = {}
-        rows = []
-        for item in self.items:
-            item_tags = [
-                tags.setdefault((facet, value), len(tags))
-                for facet, values in item.tags.items()
-                for value in values
-            ]
-            rows.append([item.id, item_tags, self._units(item)])
-        return {
+        items = self._rows(tags) if rows else []
+        index: dict[str, Any] = {
             "models": list(self._model),
             "judges": list(self._judge),
             "tags": [list(pair) for pair in tags],
-            "items": rows,
+            "items": items,
             "chunk": CHUNK_ITEMS,
         }
-
-    def _units(self, item: Item) -> list[list[Any]]:
-        units = []
-        for response in self._responses[item.id]:
-            scores = [self._run.scores[judge][response.model].get(item.id) for judge in self._judge]
-            verdicts = self._verdicts[item.id, response.model]
-            flags = _flags(response, verdicts, any(score is None for score in scores))
-            units.append(
-                [self._model[response.model], flags, *(_rounded(score) for score in scores)]
+        if not rows:
+            index["omitted"] = (
+                f"This run has {len(self):,} items, too many to embed in one file: browse them "
+                f"with `checkbench view {self._run.store.run_dir}`."
             )
-        return units
+        return index
+
+    def _rows(self, tags: dict[tuple[str, str], int]) -> list[list[Any]]:
+        """One index row per item; `tags` numbers the (facet, value) pairs met."""
+        units = {
+            position: [u for _, u in group]
+            for position, group in groupby(self._units(), key=lambda u: u[0])
+        }
+        return [
+            [
+                item.id,
+                [
+                    tags.setdefault((facet, value), len(tags))
+                    for facet, values in item.tags.items()
+                    for value in values
+                ],
+                units.get(position, []),
+            ]
+            for position, item in enumerate(self._run.items)
+        ]
+
+    def _units(self) -> Iterator[tuple[int, list[Any]]]:
+        """(position, [model, flags, score per judge...]) of every response, by item then
+        model; a score is None where unscored."""
+        judges = list(self._judge)
+        dense = {
+            (judge, model): _dense(scores, len(self))
+            for judge in judges
+            for model, scores in self._run.columns[judge].items()
+        }
+        for position, model, failed, passed, flunked in self._run.store.unit_marks(judges):
+            scores = [_score(dense.get((judge, model)), position) for judge in judges]
+            flags = ERROR if failed else 0
+            flags |= (PASS if passed else 0) | (FAIL if flunked else 0)
+            flags |= UNSCORED if any(score is None for score in scores) else 0
+            yield position, [self._model[model], flags, *(_rounded(s) for s in scores)]
 
     # -- records ------------------------------------------------------------------------------
     def records(self, positions: Sequence[int]) -> dict[str, Any]:
         """The records of the items at these positions, with their string and label tables."""
+        with self._lock:
+            found = self._run.store.item_records(positions, list(self._judge))
         strings, labels = _Table(), _Table()
-        records = [self._record(self.items[p], strings, labels) for p in positions]
+        records = [self._record(*record, strings, labels) for record in found]
         return {"strings": strings.values, "labels": labels.values, "records": records}
 
     def chunks(self) -> list[dict[str, Any]]:
         """Every item's record, CHUNK_ITEMS items per chunk, in index order."""
         return [
-            self.records(range(start, min(start + CHUNK_ITEMS, len(self.items))))
-            for start in range(0, len(self.items), CHUNK_ITEMS)
+            self.records(range(start, min(start + CHUNK_ITEMS, len(self))))
+            for start in range(0, len(self), CHUNK_ITEMS)
         ]
 
-    def _record(self, item: Item, strings: _Table, labels: _Table) -> list[Any]:
+    def _record(
+        self,
+        item: Item,
+        responses: list[Response],
+        verdicts: list[Verdict],
+        strings: _Table,
+        labels: _Table,
+    ) -> list[Any]:
         check_number = {check.id: n for n, check in enumerate(item.checklist)}
+        by_model: dict[str, list[Verdict]] = {}
+        for verdict in verdicts:
+            by_model.setdefault(verdict.model, []).append(verdict)
         return [
             labels.ref(item.rule),
             [[labels.ref(m.role), strings.ref(m.content)] for m in item.messages],
@@ -139,17 +167,20 @@ class ItemDetails:
             ],
             strings.ref(item.reference),
             [
-                self._response(response, check_number, strings)
-                for response in self._responses[item.id]
+                self._response(response, by_model.get(response.model, []), check_number, strings)
+                for response in responses
             ],
         ]
 
     def _response(
-        self, response: Response, check_number: dict[str, int], strings: _Table
+        self,
+        response: Response,
+        verdicts: list[Verdict],
+        check_number: dict[str, int],
+        strings: _Table,
     ) -> list[Any]:
         verdicts = sorted(
-            self._verdicts[response.item_id, response.model],
-            key=lambda v: (self._judge[v.judge], check_number.get(v.check_id, -1)),
+            verdicts, key=lambda v: (self._judge[v.judge], check_number.get(v.check_id, -1))
         )
         return [
             self._model[response.model],
@@ -175,9 +206,23 @@ class ItemDetails:
     def search(self, query: str) -> list[int]:
         """Positions of the items whose id or texts contain the query, ignoring case."""
         needle = query.lower()
-        if self._texts is None:
-            self._texts = [
-                "\0".join([item.id, *self.records([p])["strings"]]).lower()
-                for p, item in enumerate(self.items)
-            ]
-        return [p for p, text in enumerate(self._texts) if needle in text]
+
+        def hit(text: str | None) -> bool:
+            return text is not None and needle in text.lower()
+
+        with self._lock:
+            return self._run.store.search_items(hit, list(self._judge))
+
+
+def _dense(scores: ItemScores, size: int) -> np.ndarray:
+    """A model's item scores over every position, NaN where unscored or unanswered."""
+    column = np.full(size, np.nan)
+    column[scores.positions] = scores.values
+    return column
+
+
+def _score(column: np.ndarray | None, position: int) -> float | None:
+    if column is None:
+        return None
+    value = float(column[position])
+    return None if math.isnan(value) else value

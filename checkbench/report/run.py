@@ -1,8 +1,8 @@
-"""What every report section reads: the run's contents, loaded once, and the user's choices."""
+"""What every report section reads: the run's item heads, models, judges and item scores, read
+once in columns (item texts, responses and verdicts stay in the store), and the user's choices."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -11,20 +11,26 @@ from pathlib import Path
 from checkbench.errors import InputError
 from checkbench.report.prices import Price, parse_prices
 from checkbench.scan.tree import Taxonomy, load_taxonomy
-from checkbench.schema import Item, Response, Verdict
-from checkbench.scoring import Scores, UnscoredPolicy, score_responses
+from checkbench.scoring import Checklists, ItemScores, Scores, UnscoredPolicy, store_scores
 from checkbench.store import RunStore
+from checkbench.storereads import ItemHead
+
+EMBED_ITEMS = 10_000
+"""Most items whose records a report file embeds; past this the file shows the aggregates and
+points to `checkbench view`, which reads item records from the store a page at a time."""
 
 
 @dataclass(frozen=True)
 class ReportOptions:
-    """The judge to report (None: every judge), the unscored policy, the price table and the
-    capability taxonomy (None: the one stored in the run, if any)."""
+    """The judge to report (None: every judge), the unscored policy, the price table, the
+    capability taxonomy (None: the one stored in the run, if any) and the most items a report
+    file embeds."""
 
     judge: str | None = None
     policy: UnscoredPolicy = "zero"
     prices: dict[str, Price] = field(default_factory=dict)
     taxonomy: Taxonomy | None = None
+    embed_items: int = EMBED_ITEMS
 
 
 def report_options(
@@ -46,7 +52,8 @@ def report_options(
 
 
 class RunData:
-    """A run store's items, responses and verdicts, read once and shared by the sections."""
+    """What the sections share: the store, the item heads (ids, tags, checks; no texts), the
+    models and judges, and per judge the item scores, counted and read in columns."""
 
     def __init__(self, store: RunStore, options: ReportOptions) -> None:
         self.store = store
@@ -56,17 +63,30 @@ class RunData:
             known = ", ".join(judges) or "none"
             raise InputError(f"no verdicts by judge '{options.judge}' (judges: {known})")
         self.judges: list[str] = [options.judge] if options.judge else judges
-        self.items: list[Item] = store.items()
-        self.responses: list[Response] = store.responses()
+        self.items: list[ItemHead] = list(store.item_heads())
         self.models: list[str] = store.models()
-        self.verdicts: dict[str, list[Verdict]] = defaultdict(list)
-        for verdict in store.verdicts(options.judge):
-            self.verdicts[verdict.judge].append(verdict)
+
+    @cached_property
+    def columns(self) -> dict[str, dict[str, ItemScores]]:
+        """judge -> model -> item scores in columns, for every response."""
+        checklists = Checklists.of_store(self.store)
+        return {judge: store_scores(self.store, judge, checklists) for judge in self.judges}
 
     @cached_property
     def scores(self) -> dict[str, dict[str, Scores]]:
         """judge -> model -> item id -> item score (None = unscored), for every response."""
+        ids = [item.id for item in self.items]
         return {
-            judge: score_responses(self.items, self.responses, self.verdicts[judge])
-            for judge in self.judges
+            judge: {model: scores.as_scores(ids) for model, scores in by_model.items()}
+            for judge, by_model in self.columns.items()
         }
+
+    @cached_property
+    def verdict_counts(self) -> dict[str, tuple[int, int]]:
+        """judge -> (verdicts, unscored ones)."""
+        return {judge: self.store.verdict_counts(judge) for judge in self.judges}
+
+    @cached_property
+    def response_counts(self) -> dict[str, tuple[int, int]]:
+        """model -> (responses, failed ones)."""
+        return self.store.response_counts()

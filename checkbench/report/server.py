@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 from checkbench.errors import InputError
 from checkbench.report.assemble import build_report
 from checkbench.report.items import ItemDetails
-from checkbench.report.page import render_page
+from checkbench.report.page import Page, render_page
 from checkbench.report.run import ReportOptions
 from checkbench.store import RunStore
 
@@ -96,10 +96,14 @@ def serve(
     port: int = 8765,
     ready: Callable[[str], None] = print,
 ) -> None:
-    """Serve the run's report on http://127.0.0.1:PORT/ until interrupted (Ctrl-C)."""
-    with RunStore.existing(run_dir) as store:
-        report = build_report(store, options)
-    page = render_page(report.data)
+    """Serve the run's report on http://127.0.0.1:PORT/ until interrupted (Ctrl-C); item
+    records and searches are read from the store as the page asks for them."""
+    with RunStore.existing(run_dir, threads=True) as store:
+        report = build_report(store, options, served=True)
+        _serve(render_page(report.data), report.details, port, ready)
+
+
+def _serve(page: Page, details: ItemDetails, port: int, ready: Callable[[str], None]) -> None:
     try:
         server = ThreadingHTTPServer((HOST, port), _Handler)
     except OSError as exc:
@@ -112,7 +116,7 @@ def serve(
         (_Handler,),
         {
             "page": page.html.encode(),
-            "details": report.details,
+            "details": details,
             "policy": page.policy + "; frame-ancestors 'none'",
             "allowed_hosts": {f"{HOST}:{bound}", f"localhost:{bound}"},
         },

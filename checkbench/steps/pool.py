@@ -1,8 +1,9 @@
-"""A fixed number of asyncio workers draining a list of jobs."""
+"""A fixed number of asyncio workers draining an iterable of jobs."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TypeVar
 
@@ -10,13 +11,15 @@ T = TypeVar("T")
 
 
 async def run_pool(jobs: Iterable[T], workers: int, handle: Callable[[T], Awaitable[None]]) -> None:
-    """Run `handle` on every job with at most `workers` running at once."""
-    queue: asyncio.Queue[T] = asyncio.Queue()
-    for job in jobs:
-        queue.put_nowait(job)
+    """Run `handle` on every job with at most `workers` running at once. Jobs are taken as
+    workers free up, so a lazy iterable (a store read in batches) is read only as it is worked
+    off; a worker that finds none left ends."""
+    pending = iter(jobs)
 
-    async def worker() -> None:
-        while not queue.empty():
-            await handle(queue.get_nowait())
+    async def worker(job: T) -> None:
+        await handle(job)
+        for job in pending:
+            await handle(job)
 
-    await asyncio.gather(*(worker() for _ in range(max(1, workers))))
+    # one worker per job up to `workers`: a large limit (a batch backend's) costs nothing
+    await asyncio.gather(*(worker(job) for job in itertools.islice(pending, max(1, workers))))

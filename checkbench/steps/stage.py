@@ -103,10 +103,13 @@ class StageRun:
     async def pool(
         self, jobs: Iterable[T], workers: int, handle: Callable[[T], Awaitable[None]]
     ) -> None:
-        """Run `handle` on every job, `workers` at a time, advancing after each."""
+        """Run `handle` on every job, `workers` at a time (jobs read as they are worked off),
+        advancing after each once what it wrote is committed: a worker never starts another
+        job, and pays for another call, while a finished one could still be lost to a kill."""
 
         async def one(job: T) -> None:
             await handle(job)
+            await self.caller.store.durable()
             self.advance()
 
         await run_pool(jobs, workers, one)

@@ -1,0 +1,238 @@
+"""What reads a whole run without holding it: items and responses walked in batches by the long
+stages, columns for scoring (no bodies parsed), and counts for progress and reports.
+
+`RunStore` (store.py, which owns the layout) inherits these readers; they use only its
+connection.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from checkbench.schema import Item, Response, Verdict
+
+READ_BATCH = 256
+"""Rows read at a time by the iterators that walk a whole run."""
+
+_VERDICTS_OF = (
+    "FROM verdicts v WHERE v.judge = :judge AND v.item_id = r.item_id AND v.model = r.model"
+)
+_TRIED = f"EXISTS (SELECT 1 {_VERDICTS_OF})"
+_TO_JUDGE = f"(NOT {_TRIED} OR EXISTS (SELECT 1 {_VERDICTS_OF} AND v.passed IS NULL))"
+"""A response (r) that the judge has not fully scored: no verdict yet, or an unscored one."""
+
+
+@dataclass(frozen=True, slots=True)
+class ItemHead:
+    """What scoring and the report's tables read of an item, without its texts: its id, rule,
+    (check id, weight) pairs in checklist order, tags and meta."""
+
+    id: str
+    rule: str
+    checks: tuple[tuple[str, float | None], ...]
+    tags: dict[str, list[str]]
+    meta: dict[str, Any]
+
+    def tag(self, facet: str) -> list[str]:
+        """Values of one tag facet (empty when absent), as `Item.tag`."""
+        return self.tags.get(facet, [])
+
+
+def _placeholders(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+class StoreReads:
+    """Readers over the run store's connection."""
+
+    _db: sqlite3.Connection
+
+    # -- items --------------------------------------------------------------------------------
+    def count_items(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0])
+
+    def item_columns(self) -> Iterator[tuple[str, str, str, str]]:
+        """(id, rule, checks, tags) of every item in order, checks and tags as stored: JSON
+        [[check id, weight], ...] and {facet: [value, ...]}."""
+        return iter(self._db.execute("SELECT id, rule, checks, tags FROM items ORDER BY position"))
+
+    def item_heads(self) -> Iterator[ItemHead]:
+        """Every item without its texts, in order, read as needed; repeated strings (rules,
+        check ids, facets, tag values) are shared."""
+        shared: dict[str, str] = {}
+        one = shared.setdefault
+        rows = self._db.execute(
+            "SELECT id, rule, checks, tags, json_extract(body, '$.meta') FROM items"
+            " ORDER BY position"
+        )
+        for item_id, rule, checks, tags, meta in rows:
+            yield ItemHead(
+                item_id,
+                one(rule, rule),
+                tuple((one(check, check), weight) for check, weight in json.loads(checks)),
+                {one(f, f): [one(v, v) for v in values] for f, values in json.loads(tags).items()},
+                json.loads(meta),
+            )
+
+    def unanswered(self, model: str, batch: int = READ_BATCH) -> Iterator[Item]:
+        """The items `model` has no usable answer to, in order, read `batch` at a time."""
+        last = -1
+        while rows := self._db.execute(
+            "SELECT position, body FROM items i WHERE position > ? AND NOT EXISTS ("
+            "SELECT 1 FROM responses r WHERE r.item_id = i.id AND r.model = ? AND r.ok)"
+            " ORDER BY position LIMIT ?",
+            (last, model, batch),
+        ).fetchall():
+            last = rows[-1][0]
+            for _, body in rows:
+                yield Item.model_validate_json(body)
+
+    # -- responses ----------------------------------------------------------------------------
+    def count_answered(self, model: str) -> int:
+        """How many items the model has already answered successfully."""
+        query = "SELECT COUNT(*) FROM responses WHERE model = ? AND ok"
+        return int(self._db.execute(query, (model,)).fetchone()[0])
+
+    def response_units(self) -> Iterator[tuple[str, str]]:
+        """(item id, model) of every response."""
+        return iter(self._db.execute("SELECT item_id, model FROM responses"))
+
+    def responses_with_meta(self) -> list[Response]:
+        """The responses that carry meta (imported records), by model then item."""
+        rows = self._db.execute(
+            "SELECT r.body FROM responses r JOIN items i ON i.id = r.item_id WHERE r.has_meta"
+            " ORDER BY r.model, i.position"
+        )
+        return [Response.model_validate_json(body) for (body,) in rows]
+
+    def response_counts(self) -> dict[str, tuple[int, int]]:
+        """model -> (responses, failed ones)."""
+        rows = self._db.execute(
+            "SELECT model, COUNT(*), SUM(NOT ok) FROM responses GROUP BY model ORDER BY model"
+        )
+        return {model: (total, failed) for model, total, failed in rows}
+
+    def response_errors(self) -> dict[str, int]:
+        """Why answers failed: each error message with its count, most frequent first."""
+        rows = self._db.execute(
+            "SELECT json_extract(body, '$.error') AS error, COUNT(*) AS n FROM responses"
+            " WHERE NOT ok GROUP BY error ORDER BY n DESC, error"
+        )
+        return dict(rows.fetchall())
+
+    # -- verdicts -----------------------------------------------------------------------------
+    def verdict_rows(self, judge: str) -> Iterator[tuple[str, str, str, int | None]]:
+        """(item id, model, check id, passed as 1, 0 or None) of the judge's verdicts, those of
+        one (item, model) next to each other."""
+        query = (
+            "SELECT item_id, model, check_id, passed FROM verdicts WHERE judge = ?"
+            " ORDER BY judge, item_id, model"
+        )
+        return iter(self._db.execute(query, (judge,)))
+
+    def verdict_counts(self, judge: str) -> tuple[int, int]:
+        """(verdicts, unscored ones) of a judge."""
+        row = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(passed IS NULL), 0) FROM verdicts WHERE judge = ?",
+            (judge,),
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def unjudged(
+        self, judge: str, batch: int = READ_BATCH
+    ) -> Iterator[tuple[Item, Response, bool]]:
+        """The responses to items with a checklist that `judge` has not fully scored, each
+        with its item and whether the judge tried it before; read `batch` at a time."""
+        last = -1
+        while rows := self._db.execute(
+            f"SELECT r.rowid, i.body, r.body, {_TRIED} FROM responses r"
+            " JOIN items i ON i.id = r.item_id"
+            f" WHERE r.rowid > :last AND i.checks != '[]' AND {_TO_JUDGE}"
+            " ORDER BY r.rowid LIMIT :batch",
+            {"judge": judge, "last": last, "batch": batch},
+        ).fetchall():
+            last = rows[-1][0]
+            for _, item, response, tried in rows:
+                yield Item.model_validate_json(item), Response.model_validate_json(response), tried
+
+    def count_judgeable(self, judge: str) -> tuple[int, int]:
+        """(responses to items with a checklist, those of them `judge` has not fully scored)."""
+        row = self._db.execute(
+            f"SELECT COUNT(*), COALESCE(SUM({_TO_JUDGE}), 0) FROM responses r"
+            " JOIN items i ON i.id = r.item_id WHERE i.checks != '[]'",
+            {"judge": judge},
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    # -- item records (the report's drill-down) -----------------------------------------------
+    def unit_marks(self, judges: Sequence[str]) -> Iterator[tuple[int, str, bool, bool, bool]]:
+        """(item position, model, failed, some verdict passed, some failed) of every response,
+        by item then model, over the verdicts of `judges`."""
+        return iter(
+            self._db.execute(
+                "SELECT i.position, r.model, NOT r.ok,"
+                " COALESCE(MAX(v.passed = 1), 0), COALESCE(MAX(v.passed = 0), 0)"
+                " FROM responses r JOIN items i ON i.id = r.item_id"
+                " LEFT JOIN verdicts v ON v.item_id = r.item_id AND v.model = r.model"
+                f" AND v.judge IN ({_placeholders(judges)})"
+                " GROUP BY i.position, r.model ORDER BY i.position, r.model",
+                tuple(judges),
+            )
+        )
+
+    def item_records(
+        self, positions: Sequence[int], judges: Sequence[str]
+    ) -> list[tuple[Item, list[Response], list[Verdict]]]:
+        """The items at these positions, each with its responses (by model) and the verdicts
+        of `judges` on them."""
+        marks = _placeholders(positions)
+        items = {
+            position: Item.model_validate_json(body)
+            for position, body in self._db.execute(
+                f"SELECT position, body FROM items WHERE position IN ({marks})", tuple(positions)
+            )
+        }
+        ids = [item.id for item in items.values()]
+        responses: dict[str, list[Response]] = {item_id: [] for item_id in ids}
+        for (body,) in self._db.execute(
+            f"SELECT body FROM responses WHERE item_id IN ({_placeholders(ids)}) ORDER BY model",
+            ids,
+        ):
+            response = Response.model_validate_json(body)
+            responses[response.item_id].append(response)
+        verdicts: dict[str, list[Verdict]] = {item_id: [] for item_id in ids}
+        for (body,) in self._db.execute(
+            f"SELECT body FROM verdicts WHERE item_id IN ({_placeholders(ids)})"
+            f" AND judge IN ({_placeholders(judges)})",
+            (*ids, *judges),
+        ):
+            verdict = Verdict.model_validate_json(body)
+            verdicts[verdict.item_id].append(verdict)
+        return [(items[p], responses[items[p].id], verdicts[items[p].id]) for p in positions]
+
+    def search_items(self, hit: Callable[[str | None], bool], judges: Sequence[str]) -> list[int]:
+        """Positions of the items with a text for which `hit` holds: the id, a message, a
+        check, the reference, a response or its error, or a verdict of `judges` (its reason,
+        and its raw answer when unscored)."""
+        self._db.create_function("hit", 1, hit, deterministic=True)
+        rows = self._db.execute(
+            "SELECT i.position FROM items i WHERE hit(i.id)"
+            " OR EXISTS (SELECT 1 FROM json_each(i.body, '$.messages') m"
+            "  WHERE hit(json_extract(m.value, '$.content')))"
+            " OR EXISTS (SELECT 1 FROM json_each(i.body, '$.checklist') c"
+            "  WHERE hit(json_extract(c.value, '$.text')))"
+            " OR hit(json_extract(i.body, '$.reference'))"
+            " OR EXISTS (SELECT 1 FROM responses r WHERE r.item_id = i.id"
+            "  AND (hit(json_extract(r.body, '$.content'))"
+            "  OR hit(json_extract(r.body, '$.error'))))"
+            " OR EXISTS (SELECT 1 FROM verdicts v WHERE v.item_id = i.id"
+            f"  AND v.judge IN ({_placeholders(judges)}) AND (hit(json_extract(v.body, '$.reason'))"
+            "  OR (v.passed IS NULL AND hit(json_extract(v.body, '$.raw')))))"
+            " ORDER BY i.position",
+            tuple(judges),
+        )
+        return [position for (position,) in rows]

@@ -2,8 +2,9 @@
 
 A speed run wants a server that costs next to nothing, so that what it times is the client.
 This one (aiohttp.web on loopback, on a port the OS picks) answers `POST /v1/chat/completions`
-with one short assistant message and rough token counts, echoing the requested model; no other
-route exists. It prints its base URL as the first line of stdout and serves until terminated.
+with one short assistant message and rough token counts, echoing the requested model; a request
+with a JSON schema (a judge's) gets the smallest JSON value that schema accepts. No other route
+exists. It prints its base URL as the first line of stdout and serves until terminated.
 
     python bench/instant_server.py            # prints e.g. http://127.0.0.1:41234/v1
 
@@ -15,13 +16,40 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
 ANSWER = "An instant answer."
+
+
+def instance(schema: dict[str, Any]) -> Any:
+    """The smallest value `schema` (as checkbench sends it: inlined, every property required)
+    accepts: the first choice, empty strings, minimal lists."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "anyOf" in schema:
+        return instance(schema["anyOf"][0])
+    kind = schema.get("type")
+    if kind == "object":
+        return {name: instance(sub) for name, sub in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [instance(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    if kind == "boolean":
+        return True
+    return "x" * schema.get("minLength", 0)
+
+
+def _answer(payload: dict[str, Any]) -> str:
+    form = payload.get("response_format") or {}
+    schema = (form.get("json_schema") or {}).get("schema") or form.get("schema")
+    return json.dumps(instance(schema)) if schema else ANSWER
 
 
 async def chat_completions(request: web.Request) -> web.Response:
@@ -35,7 +63,7 @@ async def chat_completions(request: web.Request) -> web.Response:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": ANSWER},
+                    "message": {"role": "assistant", "content": _answer(payload)},
                     "finish_reason": "stop",
                 }
             ],

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal, TypeVar, cast, get_type_hints
 import typer
 
 from checkbench.benchmarks import LOADERS
+from checkbench.distributed import ExecutorName
 from checkbench.judges.checklist import Mode
 from checkbench.llm import JsonMode as JsonModeName
 from checkbench.llm import ModelOptions
@@ -78,6 +79,22 @@ JudgeMode = Annotated[
 JudgeLanguage = Annotated[
     Language, typer.Option("--language", help="Judge prompt language: the item's (auto), en, zh.")
 ]
+ExecutorChoice = Annotated[
+    ExecutorName,
+    typer.Option(
+        "--executor",
+        help="Make the model calls here (local) or as Ray Data pipelines on a Ray cluster (ray: "
+        "pip install 'checkbench[ray]').",
+    ),
+]
+RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="The Ray cluster for --executor ray, e.g. ray://head:10001 (default $RAY_ADDRESS, "
+        "else a Ray instance on this machine).",
+    ),
+]
 Format = Annotated[BenchFormat, typer.Option("--format", help="Benchmark format.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
@@ -116,6 +133,18 @@ JsonMode = Annotated[
     ),
 ]
 
+Batch = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Ask HTTP models through their provider's Batch API (OpenAI-compatible: half the "
+        "price, answers within 24 h); a rerun picks up the batches already submitted.",
+    ),
+]
+BatchPoll = Annotated[
+    float, typer.Option(min=0.001, help="Seconds between status checks of a submitted batch.")
+]
+
 
 _ENDPOINT_FLAGS: dict[str, tuple[Any, Any]] = {
     "base_url": (BaseUrl, None),
@@ -125,6 +154,8 @@ _ENDPOINT_FLAGS: dict[str, tuple[Any, Any]] = {
     "models": (ModelsFile, None),
     "timeout": (Timeout, None),
     "retries": (Retries, None),
+    "batch": (Batch, False),
+    "batch_poll": (BatchPoll, ModelOptions.batch_poll_s),
 }
 """The flags every command that calls models takes: name -> (annotated type, default)."""
 
@@ -159,6 +190,8 @@ def with_model_options(command: C) -> C:
             models_file=flags["models"],
             timeout_s=flags["timeout"],
             retries=flags["retries"],
+            batch=flags["batch"],
+            batch_poll_s=flags["batch_poll"],
         )
         return command(*args, options=options, **kwargs)
 

@@ -11,6 +11,8 @@ from typing import Literal
 
 from checkbench.errors import InputError
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, LLMError, TokenLogprob
+from checkbench.llm.batch import BatchBackend, BatchSettings
+from checkbench.llm.batch_client import BatchClient
 from checkbench.llm.models_file import ModelEntry, Sampling, find_models_file
 from checkbench.llm.models_file import load_models_file as _load_models_file
 from checkbench.llm.openai_compat import JsonMode, OpenAIBackend
@@ -45,12 +47,19 @@ class ModelOptions:
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     concurrency: int = 8
+    """Calls in flight per endpoint to start with (an adaptive limit: cut on overload)."""
+    max_concurrency: int | None = None
+    """How high the adaptive limit may grow (None: no higher than `concurrency`)."""
     json_mode: JsonMode = "schema"
     timeout_s: float | None = None
     context_length: int | None = None
     retries: int | None = None
     models_file: str | Path | None = None
     """The models file; None reads ./checkbench.toml when there is one."""
+    batch: bool = False
+    """Ask HTTP models through their provider's Batch API (see `llm.batch`)."""
+    batch_poll_s: float = BatchSettings.poll_s
+    """Seconds between status checks of a submitted batch."""
 
 
 @dataclass(frozen=True)
@@ -77,19 +86,31 @@ class ModelSpec:
         return f"openai:{self.target}@{self.base_url}" if self.inline else f"openai:{self.target}"
 
     def endpoint(self, options: ModelOptions) -> str | None:
-        """The base URL this model is reached at (None for the embedded backend)."""
+        """The base URL this model is reached at, the first of its replicas' when it has
+        several (None for the embedded backend)."""
         if self.kind == "local":
             return None
+        if self.entry.base_urls:
+            return self.entry.base_urls[0].rstrip("/")
         url = self.base_url or options.base_url or os.environ.get("OPENAI_BASE_URL")
         return (url or DEFAULT_OPENAI_URL).rstrip("/")
 
+    def endpoints(self, options: ModelOptions) -> list[str]:
+        """Every base URL serving this model: its replicas, or its one endpoint."""
+        if self.entry.base_urls:
+            return [url.rstrip("/") for url in self.entry.base_urls]
+        return [self.endpoint(options) or DEFAULT_OPENAI_URL]
+
     def identity(self, options: ModelOptions) -> str:
-        """What makes two answers comparable: kind, model, endpoint and default sampling."""
+        """What makes two answers comparable: kind, model, endpoint and default sampling. The
+        replicas of a models-file entry stand for one endpoint named after the alias, so the
+        identity stays whichever replicas serve it and whichever one answers."""
         model = Path(self.target).stem if self.kind == "local" else self.target
+        replicas = f"replicas of {self.alias}" if self.entry.base_urls else None
         payload = {
             "kind": self.kind,
             "model": model,
-            "endpoint": self.endpoint(options),
+            "endpoint": replicas or self.endpoint(options),
             "sampling": self.entry.sampling().model_dump(exclude_none=True),
         }
         return json.dumps(payload, sort_keys=True, separators=(",", ":"))
@@ -159,16 +180,26 @@ def open_backend(spec: str, options: ModelOptions | None = None) -> ChatBackend:
             sampling=entry.sampling(),
             retries=retries,
         )
-    return OpenAIBackend(
+    base_url = model.endpoint(options) or DEFAULT_OPENAI_URL
+    api_key_env = entry.api_key_env or options.api_key_env
+    timeout_s = entry.timeout or options.timeout_s or DEFAULT_TIMEOUT_S
+    http = OpenAIBackend(
         model.target,
         name=model.name,
         identity=model.identity(options),
-        base_url=model.endpoint(options) or DEFAULT_OPENAI_URL,
-        api_key_env=entry.api_key_env or options.api_key_env,
-        max_concurrency=entry.concurrency or options.concurrency,
-        timeout_s=entry.timeout or options.timeout_s or DEFAULT_TIMEOUT_S,
+        base_url=model.endpoints(options),
+        api_key_env=api_key_env,
+        concurrency=entry.concurrency or options.concurrency,
+        max_concurrency=entry.max_concurrency or options.max_concurrency,
+        timeout_s=timeout_s,
         json_mode=entry.json_mode or options.json_mode,
         context_length=entry.context_length or options.context_length,
         sampling=entry.sampling(),
         retries=retries,
     )
+    if not (options.batch if entry.batch is None else entry.batch):
+        return http
+    client = BatchClient(base_url, api_key_env=api_key_env, timeout_s=timeout_s)
+    poll_s = options.batch_poll_s
+    settings = BatchSettings(poll_s=poll_s, idle_s=min(BatchSettings.idle_s, poll_s))
+    return BatchBackend(http, client, settings)

@@ -52,10 +52,40 @@ class ChatRequest(BaseModel):
         return self.temperature == 0 or self.seed is not None
 
     def cache_key(self, model: str) -> str:
-        """Stable hash of the model identity, parameters, sample index and messages."""
-        payload = {"model": model, **self.model_dump(mode="json")}
-        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        """Stable hash of the model identity, parameters, sample index and messages: of their
+        canonical JSON (keys sorted). "json_schema" sorts first, so its text (encoded once
+        per schema) goes in front of the rest's."""
+        rest = canonical_json({"model": model, **self.model_dump(exclude={"json_schema"})})
+        blob = f'{{"json_schema":{_schema_json(self.json_schema)},{rest[1:]}'
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no blanks: the same value always gives the same text."""
+    return _CANONICAL.encode(value)
+
+
+_SCHEMAS: dict[int, tuple[dict[str, Any], str]] = {}
+"""Canonical JSON of the schemas requests carry, by object: an answer's schema is built once
+and sent with every request for it, so it is encoded once (the entry holds the schema, so its
+id is not reused while cached). Schemas are never changed once sent."""
+_SCHEMAS_KEPT = 256
+
+
+def _schema_json(schema: dict[str, Any] | None) -> str:
+    if schema is None:
+        return "null"
+    found = _SCHEMAS.get(id(schema))
+    if found is not None and found[0] is schema:
+        return found[1]
+    if len(_SCHEMAS) >= _SCHEMAS_KEPT:
+        _SCHEMAS.clear()
+    encoded = canonical_json(schema)
+    _SCHEMAS[id(schema)] = (schema, encoded)
+    return encoded
 
 
 class TokenLogprob(BaseModel):
@@ -74,6 +104,8 @@ class ChatResult(BaseModel):
     completion_tokens: int = 0
     finish_reason: str | None = None
     logprobs: list[TokenLogprob] | None = None
+    batched: bool = False
+    """Answered through a provider's Batch API (billed at its batch price)."""
 
 
 class LLMError(Exception):

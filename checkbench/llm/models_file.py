@@ -2,8 +2,9 @@
 
     [models.qwen-local]
     model = "Qwen/Qwen2.5-7B-Instruct"
-    base_url = "http://localhost:8000/v1"
-    concurrency = 32
+    base_url = "http://localhost:8000/v1"      # or base_urls = [...]: replicas of one model
+    concurrency = 32                           # per endpoint, to start with
+    max_concurrency = 128                      # how high the adaptive limit may grow
 
 Every mistake is reported as one located line: file, line, field.
 """
@@ -13,15 +14,16 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from checkbench.errors import InputError
-from checkbench.inputs import read_input_text
+from checkbench.inputs import input_file, read_input_text
 
 DEFAULT_MODELS_FILE = "checkbench.toml"
 JsonModeName = Literal["schema", "object"]
+BaseUrl = Annotated[str, Field(pattern=r"^https?://")]
 
 
 class Price(BaseModel):
@@ -50,14 +52,28 @@ class ModelEntry(Sampling):
     provider: Literal["openai", "local"] = "openai"
     model: str | None = Field(default=None, min_length=1)
     """The endpoint's model id (openai) or a GGUF path (local; default: the embedded model)."""
-    base_url: str | None = Field(default=None, pattern=r"^https?://")
+    base_url: BaseUrl | None = None
+    base_urls: list[BaseUrl] | None = Field(default=None, min_length=1)
+    """Replicas serving the same model (vLLM, SGLang); calls go to the least loaded one."""
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     concurrency: int | None = Field(default=None, ge=1)
+    max_concurrency: int | None = Field(default=None, ge=1)
     context_length: int | None = Field(default=None, ge=1)
     timeout: float | None = Field(default=None, gt=0)
     retries: int | None = Field(default=None, ge=0)
     json_mode: JsonModeName | None = None
+    batch: bool | None = None
+    """Ask this model through its provider's Batch API (None: as the command's --batch says)."""
     price: Price | None = None
+
+    @field_validator("base_urls")
+    @classmethod
+    def _replicas(cls, urls: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        if urls is not None and info.data.get("base_url") is not None:
+            raise ValueError("give base_url (one endpoint) or base_urls (replicas), not both")
+        if urls is not None and len({url.rstrip("/") for url in urls}) < len(urls):
+            raise ValueError("a replica is listed twice")
+        return urls
 
     def sampling(self) -> Sampling:
         return Sampling(
@@ -125,9 +141,6 @@ def load_models_file(path: str | Path) -> dict[str, ModelEntry]:
 def find_models_file(explicit: str | Path | None) -> Path | None:
     """`explicit` (which must exist), else ./checkbench.toml when there is one."""
     if explicit is not None:
-        path = Path(explicit)
-        if not path.is_file():
-            raise InputError("models file not found", path=path)
-        return path
+        return input_file(explicit)
     default = Path(DEFAULT_MODELS_FILE)
     return default if default.is_file() else None

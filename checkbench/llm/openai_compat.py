@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -15,6 +16,7 @@ import aiohttp
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
 from checkbench.llm.models_file import Sampling
 from checkbench.llm.redact import redact, register_secret
+from checkbench.llm.replicas import Replicas, Slot
 from checkbench.schema import Message
 
 JsonMode = Literal["schema", "object"]
@@ -96,15 +98,19 @@ def _refuses_schema(reply: _Reply) -> bool:
 
 
 class OpenAIBackend:
-    """Chat completions over HTTP. The API key is read from the environment, never stored."""
+    """Chat completions over HTTP, at one endpoint or spread over its replicas (`base_url` a
+    list), each under an adaptive limit that starts at `concurrency` and may grow up to
+    `max_concurrency` (default: no higher). The API key is read from the environment, never
+    stored."""
 
     def __init__(
         self,
         model: str,
         *,
-        base_url: str,
+        base_url: str | Sequence[str],
         api_key_env: str = "OPENAI_API_KEY",
-        max_concurrency: int = 8,
+        concurrency: int = 8,
+        max_concurrency: int | None = None,
         timeout_s: float = 600.0,
         json_mode: JsonMode = "schema",
         name: str | None = None,
@@ -116,9 +122,14 @@ class OpenAIBackend:
         self.model = model
         self.context_length = context_length
         self.name = name or f"openai:{model}"
-        self._base_url = base_url.rstrip("/")
+        urls = [base_url] if isinstance(base_url, str) else list(base_url)
+        self._base_url = urls[0].rstrip("/")
+        """The first endpoint: it names the model's identity and its JSON mode."""
         self.identity = identity or f"{self.name}@{self._base_url}"
-        self.max_concurrency = max_concurrency
+        ceiling = max(max_concurrency or concurrency, concurrency)
+        self._replicas = Replicas([url.rstrip("/") for url in urls], concurrency, ceiling)
+        self.max_concurrency = ceiling * len(urls)
+        """The most calls in flight at once, over every replica."""
         self.sampling = sampling or Sampling()
         self.retries = retries
         self._json_mode: JsonMode = json_mode
@@ -146,10 +157,19 @@ class OpenAIBackend:
             payload["response_format"] = _response_format(request.json_schema, json_mode)
         return payload
 
-    async def _post(self, payload: dict[str, Any]) -> _Reply:
-        url = f"{self._base_url}/chat/completions"
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        """The chat.completions body this backend sends for `request` (the Batch API's too)."""
+        return self._payload(request, self.json_mode)
+
+    @property
+    def concurrency_limit(self) -> int:
+        """The calls the endpoint (all its replicas) is given at once now."""
+        return self._replicas.limit
+
+    async def _post(self, base_url: str, payload: dict[str, Any]) -> _Reply:
+        url = f"{base_url}/chat/completions"
         try:
-            async with self._open().post(url, data=json.dumps(payload)) as response:
+            async with self._open().post(url, data=json.dumps(payload).encode()) as response:
                 body = await response.read()
                 return _Reply(response.status, response.headers.get("Retry-After"), body)
         except TimeoutError:
@@ -163,16 +183,50 @@ class OpenAIBackend:
         return _ENDPOINT_JSON_MODE.get(self._base_url, self._json_mode)
 
     async def chat(self, request: ChatRequest) -> ChatResult:
-        """One completion; raises LLMError classified for the retry policy."""
+        """One completion, at the least loaded replica; raises LLMError classified for the
+        retry policy. The replica's limit learns from the outcome."""
+        slot = await self._replicas.acquire()
+        started = time.perf_counter()
+        try:
+            reply = await self._ask(slot.replica.url, request)
+        except LLMError as exc:
+            raise self._failed(slot, exc, None) from None
+        except BaseException:  # cancelled: the slot is free again
+            self._replicas.ended(slot)
+            raise
+        try:
+            result = self._result(reply)
+        except LLMError as exc:
+            raise self._failed(slot, exc, reply.status) from None
+        self._replicas.succeeded(slot, time.perf_counter() - started)
+        return result
+
+    def _failed(self, slot: Slot, error: LLMError, status: int | None) -> LLMError:
+        """Tell the replicas how a call failed (`status` None: no reply): a 429, a 5xx or a
+        timeout is overload; a 5xx or a failed connection sets the replica aside. The error to
+        raise: retried at once when the replica was set aside and another one is up."""
+        code = status or 0
+        if error.timeout or code == 429 or code >= 500:
+            self._replicas.overloaded(slot)
+        else:
+            self._replicas.ended(slot)
+        if code < 500 and (status is not None or error.timeout):
+            return error
+        self._replicas.set_aside(slot)
+        if not self._replicas.others_up(slot.replica):
+            return error
+        return LLMError(str(error), retryable=error.retryable, retry_after=0.0)
+
+    async def _ask(self, base_url: str, request: ChatRequest) -> _Reply:
+        """The endpoint's reply, asked again with json_object when it refused json_schema."""
         mode = self.json_mode
-        response = await self._post(self._payload(request, mode))
-        refused = _refuses_schema(response)
-        if request.json_schema is not None and mode == "schema" and refused:
-            fallback = await self._post(self._payload(request, "object"))
+        reply = await self._post(base_url, self._payload(request, mode))
+        if request.json_schema is not None and mode == "schema" and _refuses_schema(reply):
+            fallback = await self._post(base_url, self._payload(request, "object"))
             if fallback.status == 200:
-                self._fall_back(response)
-                response = fallback
-        return self._result(response)
+                self._fall_back(reply)
+                return fallback
+        return reply
 
     def _fall_back(self, refusal: _Reply) -> None:
         """Ask this endpoint with json_object from now on, and say so once."""

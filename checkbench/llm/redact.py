@@ -21,27 +21,30 @@ _PATTERNS = (
 )
 """An Authorization header's value, and a Bearer token (long enough not to be prose); the
 character classes stop at quotes and backslashes so that redacted JSON stays JSON."""
-_secrets: set[str] = set()
+_secrets: tuple[str, ...] = ()
+"""The registered secrets, longest first (replaced whole, as an immutable tuple: read lock-free)."""
 _lock = threading.Lock()
 
 
 def register_secret(value: str | None) -> None:
     """Remember a secret (an API key read from the environment) so `redact` removes it."""
+    global _secrets
     if value and len(value) >= _MIN_SECRET:
         with _lock:
-            _secrets.add(value)
+            _secrets = tuple(sorted({*_secrets, value}, key=len, reverse=True))
 
 
 def redact(text: str) -> str:
     """`text` without any registered secret and without Authorization/Bearer values."""
     if not text:
         return text
-    with _lock:
-        secrets = sorted(_secrets, key=len, reverse=True)
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
-    for pattern in _PATTERNS:
-        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    for secret in _secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    lowered = text.lower()
+    if "authorization" in lowered or "bearer" in lowered:  # a word each pattern needs
+        for pattern in _PATTERNS:
+            text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
     return text
 
 

@@ -11,6 +11,8 @@ from typing import TypeVar
 from checkbench.llm.base import LLMError
 
 T = TypeVar("T")
+_JITTER = random.Random()
+"""The jitter's source, seeded once: seeding a new generator per call costs more than the call."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ async def with_retries(
     rng: random.Random | None = None,
 ) -> T:
     """Run `call`, retrying retryable LLMErrors; the last error propagates."""
-    rng = rng or random.Random()
+    rng = rng or _JITTER
     for attempt in range(1, policy.attempts + 1):
         try:
             return await call()

@@ -11,6 +11,9 @@ from checkbench.llm.redact import redact
 from checkbench.llm.retry import RetryPolicy, with_retries
 from checkbench.store import CallRecord, RunStore
 
+LIMITS_META = "concurrency_limits"
+"""The store's meta key holding, by model name, the concurrency its adaptive limit settled on."""
+
 
 @dataclass(frozen=True)
 class CallOutcome:
@@ -50,6 +53,7 @@ class Caller:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     counters: CallCounters = field(default_factory=CallCounters)
     _limits: dict[str, asyncio.Semaphore] = field(default_factory=dict)
+    _settled: dict[str, int] = field(default_factory=dict)
 
     def _limit(self, backend: ChatBackend) -> asyncio.Semaphore:
         key = backend_identity(backend)
@@ -61,6 +65,16 @@ class Caller:
         """The caller's policy, with the backend's own number of retries when it has one."""
         retries = getattr(backend, "retries", None)
         return self.policy if retries is None else replace(self.policy, attempts=retries + 1)
+
+    def _note_limit(self, backend: ChatBackend) -> None:
+        """Keep the backend's adaptive limit in the store whenever it moved (for the calls
+        table); backends without one have nothing to keep."""
+        limit = getattr(backend, "concurrency_limit", None)
+        if limit is None or self._settled.get(backend.name) == limit:
+            return
+        self._settled[backend.name] = limit
+        limits = self.store.get_meta(LIMITS_META, {})
+        self.store.set_meta(LIMITS_META, {**limits, backend.name: limit})
 
     def _count_retry(self, _error: LLMError) -> None:
         self.counters.retries += 1
@@ -111,6 +125,7 @@ class Caller:
             ),
             replace=fresh,
         )
+        self._note_limit(backend)
         self.counters.calls += 1
         self.counters.timeouts += tally.timeouts
         if result is None:

@@ -1,0 +1,92 @@
+"""Where checkbench's CPU goes per item of generate + judge, step by step, outside any HTTP.
+
+Each step a run takes for a judge call (building the request, keying the cache, encoding the
+body, reading the reply, the store's reads and writes) is repeated for N items and timed with
+the process clock: a per-call budget without a profiler's distortion. The HTTP exchange
+itself is what bench_generate.py's bare aiohttp loop measures.
+
+    python bench/bench_budget.py [N]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench_generate import JUDGE, _items
+from instant_server import ANSWER, instance
+
+from checkbench.judges.checklist import JudgeSettings, text_request, verdicts_answer
+from checkbench.llm.base import ChatRequest, ChatResult
+from checkbench.llm.openai_compat import OpenAIBackend, parse_completion
+from checkbench.schema import Item, Response, Verdict
+from checkbench.steps.answers import answer_schema, parse_answer
+from checkbench.store import CallRecord, RunStore
+
+Step = tuple[str, Callable[[int], Any]]
+"""A label and what is done for item number i."""
+
+
+def _store_steps(store: RunStore, items: list[Item], requests: list[ChatRequest]) -> list[Step]:
+    """The store's reads and writes of one item, on an open store holding `items`."""
+    result = ChatResult(content="{}", prompt_tokens=100, completion_tokens=20)
+    checks = [c.id for c in items[0].checklist]
+
+    def record(i: int) -> None:
+        store.record_call(CallRecord(f"k{i}", JUDGE, "judge", requests[i], result, None, 0.01))
+
+    def respond(i: int) -> None:
+        store.put_response(Response(item_id=items[i].id, model="m", content=ANSWER))
+
+    def judge(i: int) -> None:
+        store.put_verdicts(
+            Verdict(item_id=items[i].id, model="m", judge=JUDGE, check_id=c, passed=True)
+            for c in checks
+        )
+
+    return [
+        ("store: cache lookup (a miss)", lambda i: store.cached_result(f"k{i}")),
+        ("store: record a judge call", record),
+        ("store: put a response", respond),
+        ("store: put an item's verdicts", judge),
+    ]
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    items = _items(n, 4)
+    answer = verdicts_answer(tuple(c.id for c in items[0].checklist))
+    schema = answer_schema(answer)
+    backend = OpenAIBackend(JUDGE, base_url="http://127.0.0.1:9/v1")
+    settings = JudgeSettings()
+    raw = json.dumps(instance(schema))
+    reply = {"choices": [{"message": {"content": raw}, "finish_reason": "stop"}], "usage": {}}
+    body = json.dumps(reply).encode()
+    requests = [
+        text_request(item, ANSWER, settings).model_copy(update={"json_schema": schema})
+        for item in items
+    ]
+    steps: list[Step] = [
+        ("judge request (its prompt)", lambda i: text_request(items[i], ANSWER, settings)),
+        ("cache key of a judge request", lambda i: requests[i].cache_key(JUDGE)),
+        ("HTTP body of it, encoded", lambda i: json.dumps(backend.request_body(requests[i]))),
+        ("reply read into a ChatResult", lambda i: parse_completion(json.loads(body))),
+        ("verdicts parsed and validated", lambda i: parse_answer(raw, answer)),
+    ]
+    print(f"CPU ms per call, over {n} items x 4 checks")
+    with tempfile.TemporaryDirectory() as tmp, RunStore(Path(tmp)) as store:
+        store.add_items(items)
+        for label, step in steps + _store_steps(store, items, requests):
+            start = time.process_time()
+            for i in range(n):
+                step(i)
+            print(f"  {label:<32} {(time.process_time() - start) / n * 1e3:6.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -21,11 +21,12 @@ from checkbench.steps.progress import ProgressSink
 from checkbench.store import RunStore
 
 
-def _check_judges(specs: Sequence[str]) -> None:
-    """At least one judge, and no two specs naming the same model."""
+def _check_judges(specs: Sequence[str], options: ModelOptions | None) -> None:
+    """At least one judge, and no two specs naming the same model (aliases of the models
+    file included)."""
     if not specs:
         raise InputError("name at least one judge model", field="judge")
-    names = [backend_name(spec) for spec in specs]
+    names = [backend_name(spec, options) for spec in specs]
     for name in names:
         if names.count(name) > 1:
             raise InputError(f"judge {name!r} given twice", field="judge")
@@ -44,7 +45,7 @@ def meta_run(
     rerunning resumes and replays finished calls from the run store (default: beside the
     file, data.json -> data.meta/)."""
     records = load_ifrewardbench(path, missing=None)  # the judge run predicts anew
-    _check_judges(judges)
+    _check_judges(judges, options)
     backends = open_backends(judges, options)
     with RunStore(run_dir if run_dir is not None else default_run_dir(path)) as store:
         prepare_meta_run(store, records, path)

@@ -50,11 +50,15 @@ def load_preferences(path: str | Path, store: RunStore) -> list[HumanPreference]
     """Human pairwise preferences from JSONL, each naming two different models that answered
     the item in this run."""
     answered = {(r.item_id, r.model) for r in store.responses()}
+    items = {item_id for item_id, _ in answered}
     preferences = []
     for line, record in iter_json_lines(path):
         preference = validate(HumanPreference, record, path=path, line=line)
         if preference.chosen == preference.rejected:
             raise InputError("chosen and rejected are the same model", path=path, line=line)
+        if preference.item_id not in items:
+            problem = f"no item '{preference.item_id}' with responses in the run"
+            raise InputError(problem, path=path, line=line, field="item_id")
         for side in ("chosen", "rejected"):
             model = getattr(preference, side)
             if (preference.item_id, model) not in answered:

@@ -1,5 +1,6 @@
-"""FB-Bench-style curation rules on crafted conversations: apology selection, the token
-approximation, and the parsing and weight normalisation of drafted samples."""
+"""FB-Bench-style curation rules on crafted conversations: concession selection, the token
+approximation, and the parsing and weight normalisation of drafted samples (the markers
+themselves are measured in test_build_markers)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,20 @@ import math
 import pytest
 
 from checkbench.convbench.curate import (
-    APOLOGY_WINDOW,
     FEWER_THAN_TWO_REPLIES,
-    NO_APOLOGY,
+    NO_CONCESSION,
     TOO_LONG,
+    Concession,
     approx_tokens,
     draft_answer,
-    find_apology,
+    find_concession,
     normalise_weights,
     select,
 )
 from checkbench.convbench.ingest import Conversation, Source
+from checkbench.convbench.markers import OPENING_CHARS, Markers
 from checkbench.convbench.settings import ConvBenchSettings
+from checkbench.convbench.stages import Decision
 from checkbench.schema import Message
 from checkbench.steps.answers import Unusable, parse_answer
 
@@ -36,6 +39,13 @@ def chat(*turns: tuple[str, str]) -> Conversation:
 QUESTION = ("user", "What is the capital of Australia?")
 WRONG = ("assistant", "Sydney.")
 COMPLAINT = ("user", "That's wrong.")
+MARKERS = Markers()
+
+
+def choose(
+    conversation: Conversation, settings: ConvBenchSettings | None = None
+) -> Decision[Concession]:
+    return select(conversation, settings or ConvBenchSettings(), MARKERS)
 
 
 @pytest.mark.parametrize(
@@ -59,7 +69,7 @@ COMPLAINT = ("user", "That's wrong.")
 )
 def test_later_apologies_in_english_and_chinese_are_selected(reply: str) -> None:
     conversation = chat(QUESTION, WRONG, COMPLAINT, ("assistant", reply))
-    decision = select(conversation, ConvBenchSettings())
+    decision = choose(conversation)
     assert decision.kept
     assert decision.value is not None
     assert (decision.value.disputed, decision.value.complaint, decision.value.reply) == (1, (2,), 3)
@@ -72,22 +82,22 @@ def test_later_apologies_in_english_and_chinese_are_selected(reply: str) -> None
         "Canberra is the capital.",
         "No worries, the answer is Canberra.",
         "Sorry to hear that, but Sydney is right.",  # not an apology for the reply
-        "It is Canberra. " + "x" * APOLOGY_WINDOW + " I'm sorry.",  # deep in the reply
+        "It is Canberra. " + "x" * OPENING_CHARS + " I'm sorry.",  # deep in the reply
     ],
 )
-def test_replies_that_do_not_open_with_an_apology_are_not(reply: str) -> None:
-    decision = select(chat(QUESTION, WRONG, COMPLAINT, ("assistant", reply)), ConvBenchSettings())
-    assert decision.reason == NO_APOLOGY
+def test_replies_that_do_not_open_by_conceding_are_not(reply: str) -> None:
+    decision = choose(chat(QUESTION, WRONG, COMPLAINT, ("assistant", reply)))
+    assert decision.reason == NO_CONCESSION
 
 
 def test_an_apology_in_the_first_reply_does_not_count() -> None:
     first = ("assistant", "I'm sorry, I can't browse the web. Sydney?")
     conversation = chat(QUESTION, first, COMPLAINT, ("assistant", "It's Canberra."))
-    assert select(conversation, ConvBenchSettings()).reason == NO_APOLOGY
-    assert select(chat(QUESTION, first), ConvBenchSettings()).reason == FEWER_THAN_TWO_REPLIES
+    assert choose(conversation).reason == NO_CONCESSION
+    assert choose(chat(QUESTION, first)).reason == FEWER_THAN_TWO_REPLIES
 
 
-def test_the_first_later_apology_wins_and_the_complaint_spans_the_user_turns_between() -> None:
+def test_the_first_later_concession_wins_and_the_complaint_spans_the_user_turns_between() -> None:
     conversation = chat(
         QUESTION,
         WRONG,
@@ -97,14 +107,14 @@ def test_the_first_later_apology_wins_and_the_complaint_spans_the_user_turns_bet
         ("user", "And of Canada?"),
         ("assistant", "I'm sorry, Ottawa."),
     )
-    apology = find_apology(conversation)
-    assert apology is not None
-    assert (apology.disputed, apology.complaint, apology.reply) == (1, (2, 3), 4)
+    concession = find_concession(conversation, MARKERS)
+    assert concession is not None
+    assert (concession.disputed, concession.complaint, concession.reply) == (1, (2, 3), 4)
 
 
 def test_two_replies_in_a_row_without_a_user_turn_between_are_no_complaint() -> None:
     conversation = chat(QUESTION, WRONG, ("assistant", "I'm sorry, Canberra."))
-    assert find_apology(conversation) is None
+    assert find_concession(conversation, MARKERS) is None
 
 
 def test_token_approximation_counts_cjk_characters_and_words() -> None:
@@ -122,10 +132,10 @@ def test_conversations_over_the_token_limit_are_dropped() -> None:
     conversation = chat(long_question, WRONG, COMPLAINT, ("assistant", "I'm sorry, Canberra."))
     words = 300 + 1 + 2 + 3
     settings = ConvBenchSettings(max_tokens_approx=100)
-    decision = select(conversation, settings)
+    decision = choose(conversation, settings)
     assert decision.reason == TOO_LONG
     assert decision.record["tokens"] >= words
-    assert select(conversation, ConvBenchSettings(max_tokens_approx=words * 2)).kept
+    assert choose(conversation, ConvBenchSettings(max_tokens_approx=words * 2)).kept
 
 
 def test_weights_are_normalised_to_sum_to_one() -> None:
@@ -145,7 +155,6 @@ def _draft(**changes: object) -> str:
     sample = {
         "reason": "The reply named the wrong city.",
         "deficiency": "factual error",
-        "feedback": "Sydney is not the capital, check again.",
         "feedback_type": "Pointing Out Errors",
         "checklist": [
             {"text": "Does it name Canberra?", "weight": 3},
@@ -160,6 +169,7 @@ def test_a_draft_is_parsed_with_repeats_dropped_and_weights_normalised() -> None
     settings = ConvBenchSettings(min_checks=2, max_checks=3)
     draft = parse_answer(_draft(), draft_answer(settings)).draft()
     assert draft.deficiency == "Factual Error"
+    assert draft.task is None  # not given: no task tag
     assert draft.checks == [("Does it name Canberra?", 0.75), ("Does it admit the mistake?", 0.25)]
     assert draft.weight_sum == 4
 
@@ -168,6 +178,7 @@ def test_a_draft_is_parsed_with_repeats_dropped_and_weights_normalised() -> None
     ("changes", "problem"),
     [
         ({"feedback_type": "Misinformation"}, "feedback_type"),
+        ({"task": "Cooking"}, "task"),
         ({"reason": "  "}, "reason"),
         ({"checklist": [{"text": "Only one?", "weight": 1}]}, "at least 2 entries, not 1"),
         (
@@ -181,3 +192,10 @@ def test_a_draft_is_parsed_with_repeats_dropped_and_weights_normalised() -> None
 def test_unusable_drafts_say_why(changes: dict, problem: str) -> None:
     with pytest.raises(Unusable, match=problem):
         parse_answer(_draft(**changes), draft_answer(ConvBenchSettings(min_checks=2, max_checks=3)))
+
+
+def test_a_draft_names_its_task_when_the_model_gives_one() -> None:
+    settings = ConvBenchSettings(min_checks=2, max_checks=3)
+    draft = parse_answer(_draft(task="knowledge q&a"), draft_answer(settings)).draft()
+    assert draft.task == "Knowledge Q&A"
+    assert parse_answer(_draft(task=None), draft_answer(settings)).draft().task is None

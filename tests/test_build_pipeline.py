@@ -129,6 +129,8 @@ def _malformed_log(path: Path) -> Path:
         (["{log}", "--domain", "coding", "--format", "csv"], "--format"),
         (["{log}", "--domain", "coding", "--min-checks", "5", "--max-checks", "3"], "min_checks"),
         (["{log}", "--domain", "coding", "--model", "gpt"], "unknown model 'gpt'"),
+        (["{log}", "--domain", "coding", "--markers", "{log}"], "are for --curate feedback"),
+        (["{log}", "--curate", "feedback", "--markers", "{log}"], ":1: a marker line is"),
     ],
 )
 def test_bad_input_exits_2_and_writes_nothing(
@@ -151,8 +153,9 @@ def test_a_build_that_keeps_nothing_exits_2_with_the_stage_and_writes_no_benchma
     result = run_cli("build", *argv, "--out", str(run), "--bench", str(bench))
     assert result.returncode == 2, result.stderr
     line = " ".join(result.stderr.split())
-    assert line.startswith("error: the build kept no items: stage '")
-    assert "kept 0 of" in line and "no benchmark written" in line
+    assert line.startswith("error: the build kept no items: read kept 4 of 4; topics kept 0 of 4")
+    assert "topic cluster not in domain (4)" in line and "--stop-after topics" in line
+    assert "no benchmark written" in line
     assert "Traceback" not in result.stderr
     assert not bench.exists()
     assert _report(run).items == 0  # what every stage kept and dropped stays inspectable

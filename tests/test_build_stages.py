@@ -64,8 +64,8 @@ def conv_route(request: Request) -> str | Reply:
         return answer(
             reason="The reply was wrong.",
             deficiency="Logical Error",
-            feedback=f"[{about}] That is still not right, check it again.",
             feedback_type="Pointing Out Errors",
+            task="Coding",
             checklist=[
                 {"text": "Does it fix the error?", "weight": 2},
                 {"text": "Does it explain the fix?", "weight": 1},
@@ -259,16 +259,16 @@ def test_feedback_curation_selects_apologies_and_drafts_weighted_items(
     with routed(conv_route) as server:
         report = _build(server, spec, run)
     assert report.broken_chain() == []
-    apology = _stage(report, "apology")
-    assert (apology["seen"], apology["kept"]) == (12, 4)
-    assert apology["reasons"] == {
+    concession = _stage(report, "concession")
+    assert (concession["seen"], concession["kept"]) == (12, 4)
+    assert concession["reasons"] == {
         "fewer than two assistant turns": 4,
-        "no apology in a later assistant turn": 4,
+        "no concession in a later assistant turn": 4,
     }
     expected_stages = (
-        ["read", "apology", "draft"]
+        ["read", "concession", "draft"]
         if domain is None
-        else ["read", "apology", "topics", "domain", "draft"]
+        else ["read", "concession", "topics", "domain", "draft"]
     )
     assert [s.stage for s in report.stages] == expected_stages
     items = {item.id: item for item in load_items(run / "bench.jsonl")}
@@ -276,7 +276,7 @@ def test_feedback_curation_selects_apologies_and_drafts_weighted_items(
     regex = items["oa-regex"]
     assert [m.role for m in regex.messages] == ["system", "user", "assistant", "user"]
     assert regex.messages[2].content.startswith("Use re.compile")
-    assert regex.messages[-1].content.startswith("[oa-regex]")
+    assert regex.messages[-1].content.startswith("No, that also matches 'a@b'.")  # as logged
     assert regex.rule == "weighted"
     assert [(c.weight, c.source) for c in regex.checklist] == [
         (0.5, "feedback:3"),
@@ -284,9 +284,13 @@ def test_feedback_curation_selects_apologies_and_drafts_weighted_items(
         (0.25, "feedback:3"),
     ]
     assert regex.meta["curation"]["weights_normalised_from"] == 4
-    assert regex.meta["curation"]["apology"] == {"message": 4, "marker": "I'm sorry"}
-    assert items["wc-palindrome"].meta["curation"]["apology"]["marker"] == "抱歉"
+    assert regex.meta["curation"]["concession"] == {"message": 4, "marker": "sorry"}
+    palindrome = items["wc-palindrome"]
+    assert palindrome.meta["curation"]["concession"]["marker"] == "抱歉"
+    assert palindrome.messages[-1].content == "不对，要忽略大小写和空格。"
+    assert (palindrome.meta["language"], regex.meta["language"]) == ("zh", "en")
     assert regex.tags["scenario"] == ["EC"] and regex.tags["deficiency"] == ["Logical Error"]
+    assert regex.tags["task"] == ["Coding"]
 
 
 def test_draft_answers_that_stay_unusable_are_dropped_and_counted(tmp_path: Path) -> None:
@@ -295,7 +299,6 @@ def test_draft_answers_that_stay_unusable_are_dropped_and_counted(tmp_path: Path
             return answer(
                 reason="x",
                 deficiency="Logical Error",
-                feedback="y",
                 feedback_type="Pointing Out Errors",
                 checklist=[
                     {"text": "a?", "weight": 0},

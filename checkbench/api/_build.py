@@ -16,10 +16,10 @@ from checkbench.api._stage import (
     store_items,
 )
 from checkbench.benchmarks import load_items
-from checkbench.convbench.pipeline import BuildSpec, build_benchmark
+from checkbench.convbench.pipeline import BuildSpec, build_benchmark, preview_build
 from checkbench.convbench.rank_agreement import load_reference
 from checkbench.convbench.scoring import BenchScores, CheckMode, bench_scores
-from checkbench.convbench.summary import BuildSummary
+from checkbench.convbench.summary import BuildSummary, TopicPreview
 from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
 from checkbench.generate import GenerationSettings
 from checkbench.inputs import output_dir, output_file
@@ -47,6 +47,12 @@ def build(
     return run_closing(
         [backend], lambda: build_benchmark(spec, run_dir, bench, backend, progress=progress)
     )
+
+
+def preview(spec: BuildSpec) -> TopicPreview:
+    """The cheap stages of a build (reading, concession selection, topics) and its topic
+    clusters with their keywords and openers; no model is called and nothing is written."""
+    return preview_build(spec)
 
 
 def filter_by_difficulty(

@@ -7,10 +7,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from pydantic import ValidationError
+from rich.markup import escape
 from rich.table import Table
 from typer import _click
 
@@ -26,8 +27,9 @@ from checkbench.cli.options import (
     with_model_options,
 )
 from checkbench.cli.render import console, print_usage
+from checkbench.convbench.flow import Mode as Curation
 from checkbench.convbench.ingest import Format as LogFormat
-from checkbench.convbench.pipeline import Mode as Curation
+from checkbench.convbench.stages import StageCount
 from checkbench.convbench.summary import REPORT_FILE
 from checkbench.errors import InputError
 from checkbench.jsonl import field_path
@@ -69,8 +71,19 @@ def _spec(**fields: Any) -> api.BuildSpec:
 @with_model_options
 def from_logs(
     logs: Annotated[list[Path], typer.Argument(help="Conversation logs: JSONL, .gz or Parquet.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory for the build.")],
-    bench: Annotated[Path, typer.Option(help="Benchmark file to write (JSONL of items).")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Run directory for the build.")
+    ] = None,
+    bench: Annotated[
+        Path | None, typer.Option(help="Benchmark file to write (JSONL of items).")
+    ] = None,
+    stop_after: Annotated[
+        Literal["topics"] | None,
+        typer.Option(
+            help="Stop after the cheap stages (reading, selection, topics): print the topic "
+            "clusters with their keywords and openers; no model call, nothing written."
+        ),
+    ] = None,
     domain: Annotated[
         str | None, typer.Option(help="Domain to keep: coding, math, writing or your own.")
     ] = None,
@@ -78,7 +91,13 @@ def from_logs(
         str | None, typer.Option(help="How the domain check describes your own domain.")
     ] = None,
     vocab: Annotated[
-        Path | None, typer.Option(help="Domain vocabulary file, one word a line.")
+        Path | None, typer.Option(help="Domain vocabulary file, one word a line (any script).")
+    ] = None,
+    markers: Annotated[
+        Path | None,
+        typer.Option(
+            help="feedback: more concession markers, lines 'concede: PHRASE' or 'hold: PHRASE'."
+        ),
     ] = None,
     model: Model = DEFAULT_MODEL,
     log_format: Annotated[LogFormat, typer.Option("--format", help="Log format.")] = "auto",
@@ -93,15 +112,19 @@ def from_logs(
         typer.Option(
             "--curate",
             help="conv-to-bench (instruction + sourced checklist) or feedback (FB-Bench-style "
-            "samples from conversations where the assistant apologised).",
+            "samples from conversations where the assistant conceded a disputed reply).",
         ),
     ] = "conv-to-bench",
     k: Annotated[
         int | None, typer.Option(min=1, help="Number of topic clusters (default: chosen).")
     ] = None,
     embedder: Annotated[
-        str, typer.Option(help="wordllama[:DIM], sentence-transformers:M or openai:M.")
-    ] = "wordllama",
+        str,
+        typer.Option(
+            help="auto (wordllama, with character n-grams for Chinese), wordllama[:DIM], "
+            "sentence-transformers:M or openai:M."
+        ),
+    ] = "auto",
     min_checks: Annotated[int, typer.Option(min=1, help="Fewest checks per item.")] = 3,
     max_checks: Annotated[int, typer.Option(min=1, help="Most checks per item.")] = 10,
     instruction_chars: Annotated[
@@ -120,6 +143,7 @@ def from_logs(
         domain=domain,
         domain_description=domain_description,
         vocab=vocab,
+        markers=markers,
         fmt=log_format,
         strict=strict,
         limit=limit,
@@ -134,6 +158,12 @@ def from_logs(
             "max_tokens_approx": token_limit,
         },
     )
+    if stop_after == "topics":
+        print_preview(api.preview(spec))
+        return
+    if out is None or bench is None:
+        missing = "out" if out is None else "bench"
+        raise InputError(f"--{missing} is required (unless --stop-after topics)", field=missing)
     with RichProgress() as progress:
         report = api.build(spec, out, bench, options=options, progress=progress)
     print_build_report(report)
@@ -145,16 +175,16 @@ def from_logs(
     )
 
 
-def print_build_report(report: api.BuildSummary) -> None:
+def print_stages(title: str, stages: list[StageCount]) -> None:
     """One row per stage: seen, kept, dropped and why, model calls and cache hits."""
-    table = Table(title=f"Build ({report.mode}, domain: {report.domain or 'any'})")
+    table = Table(title=title)
     table.add_column("stage")
     for column in ("seen", "kept", "dropped"):
         table.add_column(column, justify="right")
     table.add_column("why dropped", overflow="fold")
     for column in ("calls", "cached"):
         table.add_column(column, justify="right")
-    for stage in report.stages:
+    for stage in stages:
         reasons = ", ".join(f"{reason}: {n}" for reason, n in stage.reasons.items())
         table.add_row(
             stage.stage,
@@ -166,10 +196,47 @@ def print_build_report(report: api.BuildSummary) -> None:
             str(stage.cached),
         )
     console.print(table)
+
+
+def _print_reading(report: api.BuildSummary | api.TopicPreview) -> None:
     if report.limit_reached:
         console.print("[dim]--limit reached: later records of those logs were not read[/]")
     for error in report.skipped_records:
         console.print(f"[dim]skipped: {error}[/]", highlight=False)
+
+
+def print_preview(preview: api.TopicPreview) -> None:
+    """The cheap stages, then each topic cluster, largest first: size, verdict, keywords (those
+    in the vocabulary starred) and the messages nearest its centre."""
+    domain = preview.domain or "none: no cluster kept"
+    print_stages(f"Build preview ({preview.mode}, domain: {domain})", preview.stages)
+    _print_reading(preview)
+    topics = preview.topics
+    if topics is None:
+        console.print("no conversation reached the topic filter")
+        return
+    console.print(f"{topics.k} topic clusters of {topics.n} conversations ({topics.embedder}):")
+    for cluster in sorted(topics.clusters, key=lambda c: -c.size):
+        matched = set(cluster.matched)
+        words = ", ".join(f"*{w}" if w in matched else w for w in cluster.keywords)
+        verdict = "[green]kept[/]" if cluster.kept else "[dim]dropped[/]"
+        console.print(
+            f"\n[bold]cluster {cluster.id}[/]: {cluster.size} conversations, {verdict}",
+            highlight=False,
+        )
+        console.print(f"  keywords: {escape(words)}", highlight=False)
+        for opener in cluster.openers:
+            console.print(f"  > {escape(opener)}", highlight=False)
+    console.print(
+        f"\n{topics.kept} of {topics.n} conversations in kept clusters; no model called, "
+        "nothing written"
+    )
+
+
+def print_build_report(report: api.BuildSummary) -> None:
+    """What every stage kept and dropped, and the feedback labels."""
+    print_stages(f"Build ({report.mode}, domain: {report.domain or 'any'})", report.stages)
+    _print_reading(report)
     if report.feedback_labels:
         labels = ", ".join(f"{label}: {n}" for label, n in report.feedback_labels.items())
         console.print(f"feedback labels of later user messages: {labels}")

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from checkbench.convbench.ingest import Conversation
+from checkbench.convbench.segment import HAN
 from checkbench.convbench.topic_report import Cluster
 from checkbench.prompts import fence
 from checkbench.steps.prompting import clip
-
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 @dataclass

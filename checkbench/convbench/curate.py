@@ -1,12 +1,11 @@
-"""FB-Bench-style curation: mine logs for replies the user was unhappy with, then draft
-feedback-benchmark items (error-correction scenario) with a model.
+"""FB-Bench-style curation: mine logs for replies the user disputed and the assistant then
+conceded, and draft feedback-benchmark items (error-correction scenario) from them with a model.
 
 Selection (rules, no model): a conversation qualifies when an assistant turn other than the
-first opens with an apology (English or Chinese markers, looked for in the first
-`APOLOGY_WINDOW` characters, where apologies sit; a marker deep inside a reply is usually quoted
-text or generated dialogue) and the whole conversation is under the token limit. The reply the
-user disputed is the assistant turn before the apology; the user messages between the two are
-the user's complaint.
+first opens by conceding (`markers`: an apology or an admission, English or Chinese, and not
+a polite refusal) and the whole conversation is under the token limit. The reply the user
+disputed is the assistant turn before the concession; the user messages between the two are
+the user's feedback, taken as written.
 
 Token counts are approximate, so that selection needs no tokenizer: each CJK character (Han,
 kana, Hangul) counts as one token, and the rest of the text as the larger of 4/3 tokens per
@@ -14,9 +13,12 @@ word (a run of letters or digits) and one token per 4 characters, which tracks c
 tokenizers on English prose and on code.
 
 Drafting (one model call per conversation): the dissatisfaction reason, the deficiency type,
-a simulated feedback message with its type, and a weighted checklist. Weights must be positive
-numbers; when they do not add up to 1 they are scaled to do so and the original sum is kept in
-the item's meta. A question repeated word for word counts once, with its first weight.
+the type of the user's feedback, the task type when the model can tell, and a weighted
+checklist. The item is the log up to and including the user's real feedback (FB-Bench's
+authors simulated a detailed feedback; a small model asked to do that tends to write a label,
+and the log's own words are what people send). Weights must be positive numbers; when they do
+not add up to 1 they are scaled to do so and the original sum is kept in the item's meta. A
+question repeated word for word counts once, with its first weight.
 """
 
 from __future__ import annotations
@@ -32,27 +34,17 @@ from pydantic import AfterValidator, BaseModel, StrictFloat
 from checkbench.convbench.candidate import Candidate, fenced_turn, language, provenance
 from checkbench.convbench.checklist import distinct_texts
 from checkbench.convbench.ingest import Conversation
+from checkbench.convbench.markers import Markers
 from checkbench.convbench.settings import ConvBenchSettings
 from checkbench.convbench.stages import BuildStages, Decision, failure
-from checkbench.schema import WEIGHT_TOLERANCE, Check, Item, Message
+from checkbench.schema import WEIGHT_TOLERANCE, Check, Item
 from checkbench.steps.answers import Answer, Unusable, answer_model, choice, listing, text
 
-APOLOGY_WINDOW = 400
-_EN_APOLOGY = re.compile(
-    r"\b(?:i['’]?m|i\s+am)\s+(?:so\s+|very\s+|really\s+|truly\s+|terribly\s+|deeply\s+)?sorry\b"
-    r"|\bi\s+(?:sincerely\s+|do\s+)?apologi[sz]e\b"
-    r"|\bmy\s+apologies\b"
-    r"|\bapologies\s+for\b"
-    r"|\bplease\s+forgive\s+me\b"
-    r"|\bsorry\s+(?:for|about)\s+(?:the|any|my|that)\b",
-    re.IGNORECASE,
-)
-_ZH_APOLOGY = re.compile("抱歉|对不起|對不起|道歉|致歉|不好意思|请原谅|請原諒")
 _WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[^\W_]+")
 
 FEWER_THAN_TWO_REPLIES = "fewer than two assistant turns"
-NO_APOLOGY = "no apology in a later assistant turn"
+NO_CONCESSION = "no concession in a later assistant turn"
 TOO_LONG = "over the token limit"
 
 DEFICIENCIES = (
@@ -71,6 +63,18 @@ FEEDBACK_TYPES = (
     "Simple Questioning",
 )
 """The FB-Bench feedback types of the error-correction scenario."""
+TASKS = (
+    "Mathematics",
+    "Reasoning",
+    "Coding",
+    "Text Creation",
+    "Text Error Correction",
+    "Text Translation",
+    "Text Extraction",
+    "Knowledge Q&A",
+)
+"""The FB-Bench task types (the `task` tag its scoring groups by)."""
+_CHOICE_CHARS = sum(max(map(len, options)) for options in (DEFICIENCIES, FEEDBACK_TYPES, TASKS))
 
 
 def approx_tokens(text: str) -> int:
@@ -82,16 +86,9 @@ def approx_tokens(text: str) -> int:
     return wide + max(math.ceil(words * 4 / 3), math.ceil(letters / 4))
 
 
-def apology_marker(reply: str) -> str | None:
-    """The apology phrase that opens a reply, if any."""
-    opening = reply[:APOLOGY_WINDOW]
-    match = _EN_APOLOGY.search(opening) or _ZH_APOLOGY.search(opening)
-    return match.group(0) if match else None
-
-
 @dataclass(frozen=True)
-class Apology:
-    """Where a conversation turns: the disputed reply, the user's complaint, the apology."""
+class Concession:
+    """Where a conversation turns: the disputed reply, the user's feedback, the concession."""
 
     disputed: int
     complaint: tuple[int, ...]
@@ -99,33 +96,37 @@ class Apology:
     marker: str
 
 
-def find_apology(conversation: Conversation) -> Apology | None:
-    """The first apology in an assistant turn after the first one that follows a user message."""
+def find_concession(conversation: Conversation, markers: Markers) -> Concession | None:
+    """The first concession in an assistant turn after the first that follows a user message."""
     messages = conversation.messages
     replies = [i for i, m in enumerate(messages) if m.role == "assistant"]
     for before, index in zip(replies, replies[1:], strict=False):
-        marker = apology_marker(messages[index].content)
         complaint = tuple(
             i
             for i in range(before + 1, index)
             if messages[i].role == "user" and messages[i].content.strip()
         )
-        if marker and complaint:
-            return Apology(disputed=before, complaint=complaint, reply=index, marker=marker)
+        marker = markers.concession(messages[index].content) if complaint else None
+        if marker:
+            return Concession(disputed=before, complaint=complaint, reply=index, marker=marker)
     return None
 
 
-def select(conversation: Conversation, settings: ConvBenchSettings) -> Decision[Apology]:
-    """Keep a conversation with an apology in a later assistant turn, under the token limit."""
+def select(
+    conversation: Conversation, settings: ConvBenchSettings, markers: Markers
+) -> Decision[Concession]:
+    """Keep a conversation with a concession in a later assistant turn, under the token limit."""
     if sum(m.role == "assistant" for m in conversation.messages) < 2:
         return Decision.drop(FEWER_THAN_TWO_REPLIES)
-    apology = find_apology(conversation)
-    if apology is None:
-        return Decision.drop(NO_APOLOGY)
+    concession = find_concession(conversation, markers)
+    if concession is None:
+        return Decision.drop(NO_CONCESSION)
     tokens = sum(approx_tokens(m.content) for m in conversation.messages)
     if tokens > settings.max_tokens_approx:
         return Decision.drop(TOO_LONG, tokens=tokens, limit=settings.max_tokens_approx)
-    return Decision.keep(apology, marker=apology.marker, reply=apology.reply, tokens=tokens)
+    return Decision.keep(
+        concession, marker=concession.marker, reply=concession.reply, tokens=tokens
+    )
 
 
 # ---------------------------------------------------------------- drafting
@@ -136,8 +137,8 @@ class Draft(BaseModel):
 
     reason: str
     deficiency: str
-    feedback: str
     feedback_type: str
+    task: str | None
     checks: list[tuple[str, float]]
     weight_sum: float
     """The sum of the weights as the model wrote them."""
@@ -161,8 +162,8 @@ class DraftAnswer(Answer):
 
     reason: str
     deficiency: str
-    feedback: str
     feedback_type: str
+    task: str | None
     checklist: list[Any]
 
     def draft(self) -> Draft:
@@ -172,8 +173,8 @@ class DraftAnswer(Answer):
         return Draft(
             reason=self.reason,
             deficiency=self.deficiency,
-            feedback=self.feedback,
             feedback_type=self.feedback_type,
+            task=self.task,
             checks=list(zip(texts, normalise_weights(weights), strict=True)),
             weight_sum=float(sum(weights)),
         )
@@ -187,7 +188,7 @@ def _usable_weights(entries: list[Any]) -> list[Any]:
 @cache
 def draft_answer(settings: ConvBenchSettings) -> type[DraftAnswer]:
     """A draft with `min_checks` to `max_checks` distinct questions (a repeat, ignoring case,
-    is dropped with its weight) whose weights are numbers above 0."""
+    is dropped with its weight) whose weights are numbers above 0; the task may be null."""
     low, high = settings.min_checks, settings.max_checks
     question = answer_model(
         "Question", text=text(settings.check_chars, min_chars=1), weight=StrictFloat
@@ -202,34 +203,36 @@ def draft_answer(settings: ConvBenchSettings) -> type[DraftAnswer]:
         DraftAnswer,
         reason=text(settings.reason_chars, min_chars=1),
         deficiency=choice(DEFICIENCIES),
-        feedback=text(settings.feedback_chars, min_chars=1),
         feedback_type=choice(FEEDBACK_TYPES),
+        task=(choice(TASKS) | None, None),
         checklist=checklist,
     )
 
 
-async def draft(build: BuildStages, candidate: Candidate, apology: Apology) -> Decision[Draft]:
+async def draft(
+    build: BuildStages, candidate: Candidate, concession: Concession
+) -> Decision[Draft]:
     """Ask the model to draft the sample for one selected conversation."""
     settings = build.settings
     conversation = candidate.conversation
     context = "\n".join(
         fenced_turn(conversation, index, settings.max_user_chars)
-        for index in range(apology.disputed + 1)
+        for index in range(concession.disputed + 1)
     )
     complaint = "\n".join(
-        fenced_turn(conversation, index, settings.max_user_chars) for index in apology.complaint
+        fenced_turn(conversation, index, settings.max_user_chars) for index in concession.complaint
     )
     answer = await build.ask(
         "build_fb_draft",
         {
             "context": context,
             "complaint": complaint,
-            "apology": fenced_turn(conversation, apology.reply, settings.reply_chars),
+            "concession": fenced_turn(conversation, concession.reply, settings.reply_chars),
             "min_checks": str(settings.min_checks),
             "max_checks": str(settings.max_checks),
         },
         draft_answer(settings),
-        max_tokens=settings.tokens_for(settings.reason_chars + settings.feedback_chars)
+        max_tokens=settings.tokens_for(settings.reason_chars + _CHOICE_CHARS)
         + settings.checklist_tokens,
     )
     if answer.value is None:
@@ -238,26 +241,36 @@ async def draft(build: BuildStages, candidate: Candidate, apology: Apology) -> D
     return Decision.keep(sample, draft=sample.model_dump(), attempts=answer.attempts)
 
 
+def feedback_language(conversation: Conversation, concession: Concession) -> str:
+    """The language of the user's feedback ('zh' or 'en'), or of the first user message when
+    the feedback has no letters ("??", "!!!")."""
+    feedback = " ".join(conversation.messages[i].content for i in concession.complaint)
+    if any(ch.isalpha() for ch in feedback):
+        return language(feedback)
+    return language(conversation.first_user_message)
+
+
 def feedback_item(
-    candidate: Candidate, apology: Apology, sample: Draft, tags: dict[str, list[str]]
+    candidate: Candidate, concession: Concession, sample: Draft, tags: dict[str, list[str]]
 ) -> Item:
-    """The benchmark item: the log up to the disputed reply, then the simulated feedback."""
+    """The benchmark item: the log up to and including the user's feedback on the disputed
+    reply; the checks cite the last feedback message."""
     conversation = candidate.conversation
-    messages = [*conversation.messages[: apology.disputed + 1]]
-    messages.append(Message(role="user", content=sample.feedback))
-    source = f"feedback:{len(messages) - 1}"
+    messages = conversation.messages[: concession.reply]
+    source = f"feedback:{concession.complaint[-1]}"
     checks = [
         Check(id=f"c{n}", text=text, weight=weight, source=source)
         for n, (text, weight) in enumerate(sample.checks, start=1)
     ]
     curation: dict[str, Any] = {
         "reason": sample.reason,
-        "apology": {"message": apology.reply, "marker": apology.marker},
-        "complaint_messages": list(apology.complaint),
-        "disputed_message": apology.disputed,
+        "concession": {"message": concession.reply, "marker": concession.marker},
+        "complaint_messages": list(concession.complaint),
+        "disputed_message": concession.disputed,
     }
     if not math.isclose(sample.weight_sum, 1.0, abs_tol=WEIGHT_TOLERANCE):
         curation["weights_normalised_from"] = sample.weight_sum
+    task = {"task": [sample.task]} if sample.task else {}
     return Item(
         id=conversation.id,
         messages=messages,
@@ -265,12 +278,13 @@ def feedback_item(
         rule="weighted",
         tags={
             "scenario": ["EC"],
+            **task,
             "feedback_type": [sample.feedback_type],
             "deficiency": [sample.deficiency],
             **tags,
         },
         meta={
-            "language": language(sample.feedback),
+            "language": feedback_language(conversation, concession),
             "curation": curation,
             "provenance": provenance(conversation),
         },

@@ -1,7 +1,9 @@
 """Sentence embeddings behind one small protocol: one L2-normalised float32 row per text.
 
-Backends: wordllama (default; offline, from the files its wheel ships), sentence-transformers
-(optional, imported when used) and any OpenAI-compatible ``/v1/embeddings`` endpoint.
+Backends: ``auto`` (the default: wordllama for text in spaced scripts, character n-grams for
+Chinese, see `MultilingualEmbedder`), wordllama alone (offline, from the files its wheel ships),
+sentence-transformers (optional, imported when used) and any OpenAI-compatible
+``/v1/embeddings`` endpoint.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ import re
 from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import httpx
 import numpy as np
 from scipy import sparse
 
+from checkbench.convbench.segment import HAN, HAN_RUN
 from checkbench.errors import CheckbenchError, InputError
 
 
@@ -30,6 +33,15 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed a non-empty batch of texts: shape (len(texts), dim), rows L2-normalised."""
+        ...
+
+
+@runtime_checkable
+class FittedEmbedder(Embedder, Protocol):
+    """An embedder that first learns from a sample of the texts it will embed."""
+
+    def fit(self, texts: Sequence[str]) -> None:
+        """Learn from a uniform sample of the corpus, before any `embed`."""
         ...
 
 
@@ -215,12 +227,108 @@ class OpenAIEmbedder:
         self._client.close()
 
 
+class HanCharEmbedder:
+    """The Han characters of a text as character 1-2-gram TF-IDF, reduced by LSA (truncated
+    SVD) to `dim` dimensions; both are fitted on a sample of the corpus.
+
+    Why: wordllama's tokenizer (Llama 2's) has few Chinese tokens and falls back to bytes, so
+    its vectors of Chinese texts are nearly all alike. On the 591 FB-Bench queries (mostly
+    Chinese, 8 task types), a same-task pair is more similar than a pair of different tasks in
+    54% of cases with wordllama and 65% with this embedder; the nearest neighbour shares the
+    task for 36% and 64% (bench/bench_topics.py --chinese). Chinese words are mostly one or two
+    characters, so unigrams and bigrams need no segmenter. It learns from the corpus: on a few
+    dozen texts that share no words it has little to go on.
+    """
+
+    def __init__(self, *, dim: int = 64, max_features: int = 2**17) -> None:
+        self.dim = dim
+        self.max_features = max_features
+        self.name = f"han-chars:1-2:lsa{dim}"
+        self._tfidf: Any = None
+        self._svd: Any = None
+
+    def fit(self, texts: Sequence[str]) -> None:
+        """Learn the n-gram weights and the LSA basis from sample texts."""
+        from sklearn.decomposition import TruncatedSVD
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        runs = [han_text(text) for text in texts]
+        self._tfidf = TfidfVectorizer(
+            analyzer="char_wb",
+            ngram_range=(1, 2),
+            sublinear_tf=True,
+            min_df=2 if len(runs) >= 20 else 1,
+            max_features=self.max_features,
+            dtype=np.float32,
+        )
+        counts = self._tfidf.fit_transform(runs)
+        self._svd = TruncatedSVD(max(1, min(self.dim, min(counts.shape) - 1)), random_state=0)
+        self._svd.fit(counts)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The LSA vector of each text's Han characters (zero when it has none)."""
+        if self._svd is None:
+            raise CheckbenchError("HanCharEmbedder.embed before fit")
+        counts = self._tfidf.transform([han_text(text) for text in texts])
+        return l2_normalise(self._svd.transform(counts))
+
+
+def han_text(text: str) -> str:
+    """The text's runs of Han characters, one space between runs."""
+    return " ".join(HAN_RUN.findall(text))
+
+
+def han_share(text: str) -> float:
+    """How Chinese a text is: Han characters over Han characters plus a third of the other
+    letters (a Han character carries about as much as a three-letter stretch of a word)."""
+    han = len(HAN.findall(text))
+    other = sum(ch.isalpha() for ch in text) - han
+    return han / (han + other / 3) if han else 0.0
+
+
+class MultilingualEmbedder:
+    """Each script read by the model that reads it: a text's vector joins wordllama's vector of
+    its text without Han characters and the `HanCharEmbedder` vector of its Han characters,
+    weighted by the square roots of the text's non-Han and Han shares (so the row has unit
+    length). English rows equal wordllama's (then padded with zeros); Chinese rows are the
+    character n-gram vectors. The Han part is learnt only when the fitting sample holds at least
+    `min_han_texts` texts with Han characters; otherwise every row is wordllama's alone.
+    """
+
+    def __init__(self, spaced: Embedder, han: HanCharEmbedder, *, min_han_texts: int = 10) -> None:
+        self._spaced = spaced
+        self._han = han
+        self.min_han_texts = min_han_texts
+        self.reads_han = False
+        self.name = f"auto({spaced.name})"
+
+    def fit(self, texts: Sequence[str]) -> None:
+        """Learn the Han part from the sample's Chinese texts, if there are enough."""
+        chinese = [text for text in texts if HAN.search(text)]
+        self.reads_han = len(chinese) >= self.min_han_texts
+        if self.reads_han:
+            self._han.fit(chinese)
+        self.name = f"auto({self._spaced.name}" + (f"+{self._han.name})" if self.reads_han else ")")
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The joined vectors, one row per text."""
+        if not self.reads_han:
+            return self._spaced.embed(texts)
+        shares = np.array([han_share(text) for text in texts], dtype=np.float32)[:, None]
+        spaced = self._spaced.embed([HAN_RUN.sub(" ", text) for text in texts])
+        han = self._han.embed(texts)
+        return np.hstack([np.sqrt(1 - shares) * spaced, np.sqrt(shares) * han])
+
+
 def make_embedder(
-    spec: str = "wordllama", *, base_url: str | None = None, api_key_env: str | None = None
+    spec: str = "auto", *, base_url: str | None = None, api_key_env: str | None = None
 ) -> Embedder:
-    """An embedder from a short spec: ``wordllama[:DIM]``, ``sentence-transformers:MODEL``,
-    ``openai:MODEL`` (with `base_url` and `api_key_env`)."""
+    """An embedder from a short spec: ``auto`` (wordllama with Chinese character n-grams),
+    ``wordllama[:DIM]``, ``sentence-transformers:MODEL``, ``openai:MODEL`` (with `base_url`
+    and `api_key_env`)."""
     kind, _, arg = spec.partition(":")
+    if kind == "auto" and not arg:
+        return MultilingualEmbedder(WordLlamaEmbedder(), HanCharEmbedder())
     if kind == "wordllama":
         if arg and not arg.isdigit():
             raise InputError(f"wordllama takes a dimension (64, 128, 256), not {arg!r}")
@@ -231,6 +339,6 @@ def make_embedder(
         options = {"base_url": base_url} if base_url else {}
         return OpenAIEmbedder(arg, api_key_env=api_key_env, **options)
     raise InputError(
-        f"unknown embedder {spec!r}; use wordllama[:DIM], sentence-transformers:MODEL or "
+        f"unknown embedder {spec!r}; use auto, wordllama[:DIM], sentence-transformers:MODEL or "
         "openai:MODEL"
     )

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from checkbench.convbench.candidate import Candidate, language, provenance
 from checkbench.convbench.checklist import synthesize_checklist
-from checkbench.convbench.curate import Apology, draft, feedback_item
+from checkbench.convbench.curate import Concession, draft, feedback_item
 from checkbench.convbench.domain import check_domain
 from checkbench.convbench.feedback import identify
 from checkbench.convbench.instruction import screen, synthesize
@@ -23,7 +23,7 @@ async def model_stages(
     mode: Mode,
     domain: tuple[str, str] | None,
     candidates: list[Candidate],
-    selection: dict[str, Decision[Apology]],
+    selection: dict[str, Decision[Concession]],
 ) -> list[Item]:
     """The stages of `mode` over the candidates; `domain` is the domain's name and how the
     model reads it. Closes the model when done."""
@@ -65,18 +65,18 @@ async def _feedback_items(
     build: BuildStages,
     domain: str | None,
     candidates: list[Candidate],
-    selection: dict[str, Decision[Apology]],
+    selection: dict[str, Decision[Concession]],
 ) -> list[Item]:
     """FB-Bench curation: one drafted sample per selected conversation."""
 
-    def apology(candidate: Candidate) -> Apology:
+    def concession(candidate: Candidate) -> Concession:
         value = selection[candidate.key].value
         assert value is not None
         return value
 
-    drafts = await build.decide("draft", candidates, lambda b, c: draft(b, c, apology(c)))
+    drafts = await build.decide("draft", candidates, lambda b, c: draft(b, c, concession(c)))
     return [
-        feedback_item(candidate, apology(candidate), sample, _tags(candidate, domain))
+        feedback_item(candidate, concession(candidate), sample, _tags(candidate, domain))
         for candidate, sample in drafts
     ]
 

@@ -6,8 +6,12 @@ Two modes share the reading, the domain filter and the bookkeeping:
   domain check (tier 2) -> instruction synthesis -> quality filter -> feedback identification ->
   checklist synthesis. Each item is the synthesized instruction as its single user message and
   a checklist whose checks cite their source ("instruction" or "feedback:<message index>").
-- ``feedback`` (FB-Bench curation, docs/protocols.md section 1.7): apology selection -> (with a
-  domain: topics and the domain check) -> a drafted feedback sample with a weighted checklist.
+- ``feedback`` (FB-Bench curation, docs/protocols.md section 1.7): concession selection -> (with
+  a domain: topics and the domain check) -> a drafted feedback sample with a weighted checklist.
+
+`preview_build` runs only the cheap stages (`first_pass`: reading, selection, topics) and
+writes nothing: the clusters, their keywords and openers, to check a domain vocabulary before
+paying for model calls (`checkbench build --stop-after topics`).
 
 The logs are read twice, as a stream: first to select and cluster, then to fetch the
 conversations that passed, so memory does not grow with the corpus (the candidates that reach
@@ -22,34 +26,29 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
-from collections.abc import Iterable, Iterator
-from itertools import chain
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from checkbench.convbench.buildspec import BuildSpec
 from checkbench.convbench.candidate import Candidate
-from checkbench.convbench.curate import Apology, select
 from checkbench.convbench.domain import describe
 from checkbench.convbench.feedback import label_counts
-from checkbench.convbench.flow import Mode, model_stages
-from checkbench.convbench.ingest import Conversation, Format
+from checkbench.convbench.first_pass import FirstPass, first_pass
+from checkbench.convbench.flow import model_stages
 from checkbench.convbench.logs import LogTally, check_logs, stream_logs
-from checkbench.convbench.settings import ConvBenchSettings
-from checkbench.convbench.stages import (
-    RECORD_PREFIX,
-    BuildStages,
-    Decision,
-    StageCount,
-    StageTally,
+from checkbench.convbench.markers import Markers, load_markers
+from checkbench.convbench.stages import RECORD_PREFIX, BuildStages, StageCount
+from checkbench.convbench.summary import (
+    REPORT_FILE,
+    BuildSummary,
+    LogCount,
+    TopicPreview,
+    build_usage,
 )
-from checkbench.convbench.summary import REPORT_FILE, BuildSummary, LogCount, build_usage
-from checkbench.convbench.topic_report import Assignment, Cluster, TopicConfig, TopicReport
 from checkbench.convbench.vocab import BUILTIN, load_vocabulary
 from checkbench.errors import CheckbenchError, InputError
-from checkbench.jsonl import read_models, write_jsonl
+from checkbench.jsonl import write_jsonl
 from checkbench.llm.base import ChatBackend
 from checkbench.schema import Item
 from checkbench.steps.caller import Caller
@@ -57,27 +56,7 @@ from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
 from checkbench.store import STORE_FILE, RunStore
 
-OFF_TOPIC = "topic cluster not in domain"
 SKIPPED_SHOWN = 20
-
-
-class BuildSpec(BaseModel):
-    """What to build from which logs; everything but `strict` must match to reuse a run."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    logs: list[Path] = Field(min_length=1)
-    mode: Mode = "conv-to-bench"
-    domain: str | None = None
-    domain_description: str | None = None
-    vocab: Path | None = Field(None, description="vocabulary file; default: the domain's own")
-    fmt: Format = "auto"
-    strict: bool = False
-    limit: int | None = Field(None, ge=1, description="conversations to read from each log")
-    model: str = "local"
-    embedder: str = "wordllama"
-    topics: TopicConfig = Field(default_factory=TopicConfig)
-    settings: ConvBenchSettings = Field(default_factory=ConvBenchSettings)
 
 
 async def build_benchmark(
@@ -93,68 +72,74 @@ async def build_benchmark(
     same build makes no new model calls."""
     logs = check_logs(spec.logs)
     vocabulary = _vocabulary(spec)
-    config = _config(spec, logs, vocabulary, backend)
+    markers = _markers(spec)
+    config = _config(spec, logs, vocabulary, markers, backend)
     _check_run_dir(Path(run_dir), config)
-    tally = LogTally()
-    selection: dict[str, Decision[Apology]] = {}
-    stream = stream_logs(logs, spec.fmt, strict=spec.strict, limit=spec.limit, tally=tally)
-    if spec.mode == "feedback":
-        stream = _selected(stream, spec.settings, selection)
-    with tempfile.TemporaryDirectory(prefix="checkbench-build-") as scratch:
-        assignments = Path(scratch) / "assignments.jsonl"
-        topics, chosen = _first_tier(stream, spec, vocabulary, assignments)
+    with first_pass(spec, logs, vocabulary, markers) as cheap:
+        if cheap.tally.rejections and not cheap.tally.total_kept:  # before any run directory
+            skipped = len(cheap.tally.rejections)
+            raise CheckbenchError(
+                f"{cheap.tally.rejections[0].error}; no record of the logs is usable "
+                f"({skipped} skipped), nothing written"
+            )
         again = stream_logs(logs, spec.fmt, strict=spec.strict, limit=spec.limit)
-        candidates = [Candidate(c, chosen[c.id]) for c in again if c.id in chosen]
+        candidates = [Candidate(c, cheap.chosen[c.id]) for c in again if c.id in cheap.chosen]
         with RunStore(run_dir) as store:
             store.set_meta("build_config", config)
-            counts = _rule_stages(store, tally, selection, topics, assignments)
+            _record(store, cheap)
             model = StepModel(backend, Caller(store))
             build = BuildStages(store, model, spec.settings, progress or ProgressSink())
             domain = None
             if spec.domain is not None:
                 domain = (spec.domain, describe(spec.domain, spec.domain_description))
-            stages = model_stages(build, spec.mode, domain, candidates, selection)
-            items = await stages
+            items = await model_stages(build, spec.mode, domain, candidates, cheap.selection)
             if items:
                 write_jsonl(bench, items)
             with store.transaction():
                 for item in items:
                     store.put_record(RECORD_PREFIX + "item", item.id, item.model_dump())
-            report = _report(spec, store, build, counts, tally, topics, items, bench, candidates)
+            report = _report(spec, store, build, cheap, items, bench, candidates)
     assert not report.broken_chain(), report.broken_chain()
     write_jsonl(Path(run_dir) / REPORT_FILE, [report])
     if not items:
-        raise CheckbenchError(nothing_kept(report))
+        raise CheckbenchError(nothing_kept(report.stages))
     return report
 
 
-def nothing_kept(report: BuildSummary) -> str:
-    """Why a build kept no item: the first stage that kept none, with its reasons."""
-    emptied = next((stage for stage in report.stages if stage.kept == 0), None)
-    if emptied is None:
-        return "the build kept no items; no benchmark written"
-    reasons = ", ".join(f"{reason} ({n})" for reason, n in emptied.reasons.items()) or "none read"
+def preview_build(spec: BuildSpec) -> TopicPreview:
+    """The cheap stages of `spec` and the topic clusters, writing nothing. Without a domain
+    the clusters are shown against an empty vocabulary (none kept)."""
+    logs = check_logs(spec.logs)
+    chosen = spec.domain is not None or spec.vocab is not None
+    vocabulary = _vocabulary(spec) if chosen else frozenset[str]()
+    with first_pass(spec, logs, vocabulary, _markers(spec)) as cheap:
+        return TopicPreview(
+            mode=spec.mode,
+            domain=spec.domain,
+            logs=_log_counts(spec.logs, cheap.tally),
+            limit_reached=cheap.tally.limit_reached,
+            stages=cheap.counts(),
+            skipped_records=[r.error for r in cheap.tally.rejections[:SKIPPED_SHOWN]],
+            topics=cheap.topics,
+        )
+
+
+def nothing_kept(stages: Iterable[StageCount]) -> str:
+    """Why a build kept no item: each stage up to the first that kept none, with its reasons."""
+    shown, hint = [], ""
+    for stage in stages:
+        reasons = ", ".join(f"{reason} ({n})" for reason, n in stage.reasons.items())
+        shown.append(f"{stage.stage} kept {stage.kept} of {stage.seen}")
+        if reasons:
+            shown[-1] += f": {reasons}"
+        if stage.kept == 0:
+            if stage.stage == "topics":
+                hint = " (--stop-after topics shows the clusters and their keywords)"
+            break
     return (
-        f"the build kept no items: stage '{emptied.stage}' kept 0 of {emptied.seen} "
-        f"({reasons}); no benchmark written, the stage records are in the run directory"
+        f"the build kept no items: {'; '.join(shown) or 'nothing read'}{hint}; "
+        "no benchmark written, the stage records are in the run directory"
     )
-
-
-def _first_tier(
-    stream: Iterator[Conversation],
-    spec: BuildSpec,
-    vocabulary: frozenset[str] | None,
-    assignments: Path,
-) -> tuple[TopicReport | None, dict[str, Cluster | None]]:
-    """The topic report (None without a domain or without conversations) and the chosen
-    conversations with their clusters."""
-    if vocabulary is None:
-        return None, {conversation.id: None for conversation in stream}
-    topics = _cluster(stream, spec, vocabulary, assignments)
-    if topics is None:
-        return None, {}
-    clusters = {cluster.id: cluster for cluster in topics.clusters}
-    return topics, {a.id: clusters[a.cluster] for a in _assignments(assignments) if a.kept}
 
 
 def _vocabulary(spec: BuildSpec) -> frozenset[str] | None:
@@ -176,15 +161,29 @@ def _vocabulary(spec: BuildSpec) -> frozenset[str] | None:
     return load_vocabulary(spec.domain)
 
 
+def _markers(spec: BuildSpec) -> Markers:
+    if spec.markers is not None and spec.mode != "feedback":
+        raise InputError("concession markers are for --curate feedback", field="markers")
+    return load_markers(spec.markers)
+
+
+def _digest(lines: Iterable[str]) -> str:
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+
+
 def _config(
-    spec: BuildSpec, logs: list[Path], vocabulary: frozenset[str] | None, backend: ChatBackend
+    spec: BuildSpec,
+    logs: list[Path],
+    vocabulary: frozenset[str] | None,
+    markers: Markers,
+    backend: ChatBackend,
 ) -> dict[str, Any]:
     """The identity of a build, as stored in its run directory."""
-    words = "\n".join(sorted(vocabulary)) if vocabulary is not None else None
     config = {
-        **spec.model_dump(mode="json", exclude={"strict", "logs", "vocab", "model"}),
+        **spec.model_dump(mode="json", exclude={"strict", "logs", "vocab", "markers", "model"}),
         "logs": [str(path.resolve()) for path in logs],
-        "vocabulary": hashlib.sha256(words.encode()).hexdigest()[:16] if words else None,
+        "vocabulary": _digest(sorted(vocabulary)) if vocabulary else None,
+        "markers": _digest([*markers.concede, "", *markers.hold]) if spec.markers else None,
         "model": backend.name,
     }
     return json.loads(json.dumps(config))
@@ -205,97 +204,27 @@ def _check_run_dir(run_dir: Path, config: dict[str, Any]) -> None:
         )
 
 
-def _selected(
-    stream: Iterable[Conversation],
-    settings: ConvBenchSettings,
-    decisions: dict[str, Decision[Apology]],
-) -> Iterator[Conversation]:
-    """Conversations that pass apology selection; every decision is kept for the records."""
-    for conversation in stream:
-        decision = select(conversation, settings)
-        decisions[conversation.id] = decision
-        if decision.kept:
-            yield conversation
-
-
-def _cluster(
-    stream: Iterator[Conversation],
-    spec: BuildSpec,
-    vocabulary: frozenset[str],
-    assignments: Path,
-) -> TopicReport | None:
-    """Tier 1: topics of the first user messages (None when there is nothing to cluster)."""
-    first = next(stream, None)
-    if first is None:
-        return None
-    try:
-        from checkbench.convbench.embed import make_embedder
-        from checkbench.convbench.topics import cluster_topics
-    except ImportError as exc:
-        raise CheckbenchError(
-            f"topic clustering needs {exc.name or 'the build extra'}: "
-            "pip install 'checkbench[build]'"
-        ) from None
-
-    return cluster_topics(
-        chain([first], stream),
-        make_embedder(spec.embedder),
-        vocabulary,
-        spec.topics,
-        assignments=assignments,
-        workdir=assignments.parent,
-    )
-
-
-def _assignments(path: Path) -> list[Assignment]:
-    return read_models(path, Assignment)
-
-
-def _rule_stages(
-    store: RunStore,
-    tally: LogTally,
-    selection: dict[str, Decision[Apology]],
-    topics: TopicReport | None,
-    assignments: Path,
-) -> list[StageCount]:
-    """Record and count the stages decided without a model: reading, selection, topics."""
-    ingest = StageTally("read")
-    ingest.seen, ingest.kept = tally.total_read, tally.total_kept
-    ingest.reasons.update(tally.reasons())
-    counts = [ingest.count()]
+def _record(store: RunStore, cheap: FirstPass) -> None:
+    """Store every decision of the cheap stages, and the topic report."""
     with store.transaction():
-        for rejection in tally.rejections:
-            store.put_record(
-                RECORD_PREFIX + "read",
-                rejection.where,
-                {"kept": False, "reason": rejection.reason, "error": rejection.error},
-            )
-        if selection:
-            apology = StageTally("apology")
-            for key, decision in selection.items():
-                apology.add(decision)
-                record = {"kept": decision.kept, "reason": decision.reason, **decision.record}
-                store.put_record(RECORD_PREFIX + "apology", key, record)
-            counts.append(apology.count())
-        if topics is not None:
-            store.set_meta("build_topics", topics.model_dump(mode="json"))
-            clustering = StageTally("topics")
-            for assignment in _assignments(assignments):
-                decision = Decision(assignment.cluster, None if assignment.kept else OFF_TOPIC, {})
-                clustering.add(decision)
-                record = {"kept": assignment.kept, "cluster": assignment.cluster}
-                store.put_record(RECORD_PREFIX + "topics", assignment.id, record)
-            counts.append(clustering.count())
-    return counts
+        for stage, key, record in cheap.records():
+            store.put_record(RECORD_PREFIX + stage, key, record)
+        if cheap.topics is not None:
+            store.set_meta("build_topics", cheap.topics.model_dump(mode="json"))
+
+
+def _log_counts(paths: list[Path], tally: LogTally) -> list[LogCount]:
+    return [
+        LogCount(path=path, read=tally.read[path], kept=tally.kept[path])
+        for path in map(str, paths)
+    ]
 
 
 def _report(
     spec: BuildSpec,
     store: RunStore,
     build: BuildStages,
-    counts: list[StageCount],
-    tally: LogTally,
-    topics: TopicReport | None,
+    cheap: FirstPass,
     items: list[Item],
     bench: str | Path,
     candidates: list[Candidate],
@@ -310,15 +239,12 @@ def _report(
         model=build.model.name,
         bench=str(bench),
         items=len(items),
-        logs=[
-            LogCount(path=path, read=tally.read[path], kept=tally.kept[path])
-            for path in map(str, spec.logs)
-        ],
-        limit_reached=tally.limit_reached,
-        stages=[*counts, *build.counts],
-        skipped_records=[r.error for r in tally.rejections[:SKIPPED_SHOWN]],
+        logs=_log_counts(spec.logs, cheap.tally),
+        limit_reached=cheap.tally.limit_reached,
+        stages=[*cheap.counts(), *build.counts],
+        skipped_records=[r.error for r in cheap.tally.rejections[:SKIPPED_SHOWN]],
         feedback_labels=labels,
-        topics=topics,
+        topics=cheap.topics,
         usage=build_usage(store),
         prompts=sorted(build.prompts),
     )

@@ -28,7 +28,6 @@ class ConvBenchSettings(BaseModel):
     min_checks: int = Field(3, ge=1)
     max_checks: int = Field(10, ge=1)
     reason_chars: int = Field(300, ge=20, description="curation: dissatisfaction reason")
-    feedback_chars: int = Field(600, ge=20, description="curation: simulated feedback")
     max_tokens_approx: int = Field(
         5000, ge=100, description="curation: longest conversation, approximate tokens"
     )

@@ -69,6 +69,20 @@ class BuildSummary(BaseModel):
         return problems
 
 
+class TopicPreview(BaseModel):
+    """The cheap stages of a build and its topic clusters, before any model call
+    (`checkbench build --stop-after topics`)."""
+
+    mode: str
+    domain: str | None
+    logs: list[LogCount]
+    limit_reached: bool
+    stages: list[StageCount]
+    skipped_records: list[str]
+    topics: TopicReport | None
+    """None when no conversation reached the topic filter."""
+
+
 def build_usage(store: RunStore) -> list[UsageCount]:
     """Calls and tokens per build role, from the run store's call log."""
     return [

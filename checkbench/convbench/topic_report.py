@@ -18,6 +18,7 @@ class TopicConfig(BaseModel):
     min_matches: int = Field(2, ge=1, description="keywords in the vocabulary to keep a cluster")
     max_chars: int = Field(2000, ge=1, description="first user message cut to this length")
     max_vocab: int = Field(20000, ge=1, description="keyword candidates from the sample")
+    openers: int = Field(3, ge=0, description="first messages shown per cluster")
     seed: int = 0
 
     @model_validator(mode="after")
@@ -32,13 +33,15 @@ class TopicConfig(BaseModel):
 
 
 class Cluster(BaseModel):
-    """One topic: its size, keywords, the keywords in the domain vocabulary, and the verdict."""
+    """One topic: its size, keywords, the keywords in the domain vocabulary, the verdict, and
+    the beginnings of the first messages nearest to its centre."""
 
     id: int
     size: int
     keywords: list[str]
     matched: list[str]
     kept: bool
+    openers: list[str] = Field(default_factory=list)
 
 
 class Assignment(BaseModel):

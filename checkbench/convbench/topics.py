@@ -2,8 +2,10 @@
 
 Memory stays flat in the number of conversations; per-conversation data waits on disk.
 
-1. Stream: embed each conversation's first user message chunk by chunk, spill the vectors, ids
-   and texts to a scratch folder, and keep a seeded uniform sample (reservoir) of them.
+1. Stream: spill each conversation's id and first user message to a scratch folder and keep a
+   seeded uniform sample (reservoir) of the messages. An embedder that learns from the corpus
+   (the default one, for Chinese) is fitted on the sample; then the spilled messages are
+   embedded chunk by chunk and their vectors spilled too.
 2. Choose k: k-means on the sample for each k in [k_min, k_max]; the best mean silhouette wins
    (ties go to the smaller k). Silhouette needs no labels and rewards compact, well-separated
    topics; on a bounded sample it costs the same whatever the corpus size. A fixed `k` skips the
@@ -11,10 +13,12 @@ Memory stays flat in the number of conversations; per-conversation data waits on
    `k_min` or fix `k` for finer ones.
 3. Fit: MiniBatchKMeans starts from the sample's centres and is refined by `partial_fit` over
    the spilled chunks, one pass.
-4. Keywords: every conversation goes to its nearest centre; words are counted per cluster over a
-   bounded vocabulary (the sample's `max_vocab` most frequent words plus the domain vocabulary)
-   and ranked by class-based TF-IDF (c-TF-IDF, as in BERTopic): the word's share of the
-   cluster's words times log(1 + average words per cluster / the word's count over all clusters).
+4. Keywords: every conversation goes to its nearest centre; words (`segment`: any script,
+   Chinese segmented) are counted per cluster over a bounded vocabulary (the sample's
+   `max_vocab` most frequent words plus the domain vocabulary) and ranked by class-based TF-IDF
+   (c-TF-IDF, as in BERTopic): the word's share of the cluster's words times log(1 + average
+   words per cluster / the word's count over all clusters). The `openers` messages nearest to
+   each centre are kept to show what the cluster is about.
 5. Keep a cluster when at least `min_matches` of its `top_n` keywords are in the vocabulary.
 
 Results are deterministic for a given seed and input order.
@@ -22,7 +26,9 @@ Results are deterministic for a given seed and input order.
 
 from __future__ import annotations
 
+import heapq
 import json
+import re
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -33,21 +39,20 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 from sklearn.cluster import KMeans, MiniBatchKMeans
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
+from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics import pairwise_distances, silhouette_score
 from threadpoolctl import threadpool_limits
 
-from checkbench.convbench.embed import Embedder
+from checkbench.convbench.embed import Embedder, FittedEmbedder
 from checkbench.convbench.ingest import Conversation
+from checkbench.convbench.segment import Segmenter
 from checkbench.convbench.topic_report import Assignment, Cluster, TopicConfig, TopicReport
-from checkbench.convbench.vocab import TOKEN_PATTERN, match_terms
+from checkbench.convbench.vocab import match_terms
 from checkbench.errors import InputError
 from checkbench.jsonl import write_jsonl
 
-# Words that say how people ask rather than what about; dropped from keywords.
-_CHAT_WORDS = """hi hello hey thanks thank ok okay sure yes want need like just know make use
-using tell let able help does did way good new really im dont doesnt ive youre"""
-CHAT_STOP_WORDS = frozenset(_CHAT_WORDS.split())
+OPENER_CHARS = 100
+_BLANKS = re.compile(r"\s+")
 
 
 def cluster_topics(
@@ -65,20 +70,22 @@ def cluster_topics(
     atomically). Scratch files go to a temporary folder under `workdir` and are removed after.
     """
     config = config or TopicConfig()
-    timings = dict.fromkeys(("stream", "choose_k", "fit", "keywords", "assign"), 0.0)
+    timings = dict.fromkeys(("stream", "embed", "choose_k", "fit", "keywords", "assign"), 0.0)
     with tempfile.TemporaryDirectory(dir=workdir, prefix="checkbench-topics-") as scratch_dir:
         scratch = _Scratch(Path(scratch_dir))
         sample = _Reservoir(config.sample_size, np.random.default_rng(config.seed))
         with _timed(timings, "stream"):
-            _embed_all(conversations, embedder, config, scratch, sample)
+            _spill(conversations, config, scratch, sample)
         if scratch.n == 0:
             raise InputError("no conversations to cluster")
         # One thread: the sample is small and the chunks are fitted one after the other, and on
         # few cores OpenMP and OpenBLAS threads contend (k-means ran 10x slower on 2 cores).
         # The limit reaches only libraries already loaded: sklearn is imported at module level.
         with threadpool_limits(limits=1):
+            with _timed(timings, "embed"):
+                sample_vectors = _embed_all(embedder, scratch, sample.texts, config.chunk_size)
             with _timed(timings, "choose_k"):
-                centres, scores = _initial_centres(sample.vectors, config)
+                centres, scores = _initial_centres(sample_vectors, config)
             with _timed(timings, "fit"):
                 model = _fit(scratch, centres, config)
             with _timed(timings, "keywords"):
@@ -110,23 +117,33 @@ def _batched(items: Iterable[Conversation], size: int) -> Iterator[list[Conversa
         yield batch
 
 
-def _embed_all(
+def _spill(
     conversations: Iterable[Conversation],
-    embedder: Embedder,
     config: TopicConfig,
     scratch: _Scratch,
     sample: _Reservoir,
 ) -> None:
-    """Pass 1: embed first user messages chunk by chunk, spill them, and sample them."""
+    """Pass 1: spill ids and first user messages chunk by chunk, and sample the messages."""
     for chunk in _batched(conversations, config.chunk_size):
         texts = [c.first_user_message[: config.max_chars] for c in chunk]
-        vectors = embedder.embed(texts)
-        scratch.append([c.id for c in chunk], texts, vectors)
-        sample.offer(vectors, texts)
+        scratch.append([c.id for c in chunk], texts)
+        sample.offer(texts)
+
+
+def _embed_all(
+    embedder: Embedder, scratch: _Scratch, sample: list[str], chunk_size: int
+) -> np.ndarray:
+    """Fit the embedder on the sample if it learns, spill every message's vector, and return
+    the sample's vectors."""
+    if isinstance(embedder, FittedEmbedder):
+        embedder.fit(sample)
+    for texts in scratch.texts(chunk_size):
+        scratch.append_vectors(embedder.embed(texts))
+    return embedder.embed(sample)
 
 
 class _Scratch:
-    """Ids, texts and vectors of every conversation on disk, in arrival order."""
+    """Ids, texts and then vectors of every conversation on disk, in arrival order."""
 
     def __init__(self, root: Path) -> None:
         self._ids = root / "ids.jsonl"
@@ -135,14 +152,17 @@ class _Scratch:
         self.n = 0
         self.dim = 0
 
-    def append(self, ids: list[str], texts: list[str], vectors: np.ndarray) -> None:
-        """Add one chunk at the end."""
+    def append(self, ids: list[str], texts: list[str]) -> None:
+        """Add one chunk of ids and texts at the end."""
         for path, lines in ((self._ids, ids), (self._texts, texts)):
             with path.open("a", encoding="utf-8") as handle:
                 handle.writelines(json.dumps(line) + "\n" for line in lines)
+        self.n += len(ids)
+
+    def append_vectors(self, vectors: np.ndarray) -> None:
+        """Add the vectors of the next texts, in order."""
         with self._vectors.open("ab") as handle:
             np.ascontiguousarray(vectors, dtype=np.float32).tofile(handle)
-        self.n += len(ids)
         self.dim = vectors.shape[1]
 
     def vectors(self, size: int) -> Iterator[np.ndarray]:
@@ -172,27 +192,16 @@ class _Reservoir:
     def __init__(self, size: int, rng: np.random.Generator) -> None:
         self.size = size
         self.texts: list[str] = []
-        self._vectors = np.empty((0, 0), dtype=np.float32)
         self._rng = rng
         self._seen = 0
 
-    @property
-    def vectors(self) -> np.ndarray:
-        """The sampled vectors, one row per sampled text."""
-        return self._vectors[: len(self.texts)]
-
-    def offer(self, vectors: np.ndarray, texts: list[str]) -> None:
+    def offer(self, texts: list[str]) -> None:
         """Consider one chunk: fill the sample first, then replace at random."""
-        if not self._vectors.size:
-            self._vectors = np.empty((self.size, vectors.shape[1]), dtype=np.float32)
-        start = len(self.texts)
-        fill = max(0, min(self.size - start, len(texts)))
-        self._vectors[start : start + fill] = vectors[:fill]
+        fill = max(0, min(self.size - len(self.texts), len(texts)))
         self.texts.extend(texts[:fill])
         seen = self._seen + np.arange(fill, len(texts))
         slots = self._rng.integers(0, seen + 1) if len(seen) else seen
         for index in np.flatnonzero(slots < self.size):
-            self._vectors[slots[index]] = vectors[fill + index]
             self.texts[slots[index]] = texts[fill + index]
         self._seen += len(texts)
 
@@ -252,16 +261,13 @@ def _vectorizer(
     sample_texts: list[str], vocabulary: frozenset[str], max_vocab: int
 ) -> CountVectorizer:
     """A word counter over a bounded vocabulary: the sample's top words plus the domain's."""
-    options = {
-        "token_pattern": TOKEN_PATTERN,
-        "stop_words": sorted((ENGLISH_STOP_WORDS | CHAT_STOP_WORDS) - vocabulary),
-    }
+    words = Segmenter(vocabulary).words
     try:
-        frequent = CountVectorizer(max_features=max_vocab, **options).fit(sample_texts)
-        words = set(frequent.vocabulary_)
+        frequent = CountVectorizer(max_features=max_vocab, analyzer=words).fit(sample_texts)
+        top = set(frequent.vocabulary_)
     except ValueError:  # the sample holds only stop words
-        words = set()
-    return CountVectorizer(vocabulary=sorted(words | vocabulary), **options)
+        top = set()
+    return CountVectorizer(vocabulary=sorted(top | vocabulary), analyzer=words)
 
 
 def _describe(
@@ -277,6 +283,7 @@ def _describe(
     words = counter.get_feature_names_out()
     sizes = np.zeros(k, dtype=np.int64)
     counts = np.zeros((k, len(words)), dtype=np.float64)
+    nearest: list[list[tuple[float, str]]] = [[] for _ in range(k)]
     chunks = zip(scratch.vectors(config.chunk_size), scratch.texts(config.chunk_size), strict=True)
     for vectors, texts in chunks:
         labels = model.predict(vectors)
@@ -285,6 +292,9 @@ def _describe(
             (np.ones(len(labels)), (labels, np.arange(len(labels)))), shape=(k, len(labels))
         )
         counts += (members @ counter.transform(texts)).toarray()
+        distances = ((vectors - model.cluster_centers_[labels]) ** 2).sum(axis=1)
+        for cid, distance, message in zip(labels.tolist(), distances.tolist(), texts, strict=True):
+            _offer_opener(nearest[cid], distance, message, config.openers)
     scores = class_tfidf(counts)
     clusters = []
     for cid in range(k):
@@ -298,9 +308,21 @@ def _describe(
                 keywords=keywords,
                 matched=matched,
                 kept=len(matched) >= config.min_matches,
+                openers=[opener for _, opener in sorted(nearest[cid], key=lambda e: -e[0])],
             )
         )
     return clusters
+
+
+def _offer_opener(kept: list[tuple[float, str]], distance: float, text: str, n: int) -> None:
+    """Keep the `n` distinct openers nearest to the centre (a max-heap on the distance)."""
+    opener = _BLANKS.sub(" ", text).strip()[:OPENER_CHARS]
+    if n == 0 or any(opener == seen for _, seen in kept):
+        return
+    if len(kept) < n:
+        heapq.heappush(kept, (-distance, opener))
+    elif -kept[0][0] > distance:
+        heapq.heapreplace(kept, (-distance, opener))
 
 
 def class_tfidf(counts: np.ndarray) -> np.ndarray:

@@ -1,25 +1,24 @@
 """Domain vocabularies: the words whose presence among a topic's keywords marks it in-domain.
 
-A vocabulary is a set of lowercase single words, matched against the unigram keywords that
-`topics` extracts (plural keywords fold to their singular: "equations" matches "equation").
-Built-ins: ``coding``, ``math``, ``writing``. They avoid words that are common in every kind of
-request ("write", "help", "model") so that a cluster matches on what it is about, not on how
-people ask. Users pass their own as a list of words or a file with one word a line (``#`` starts
-a comment).
+A vocabulary is a set of lowercase words in any script, matched against the keywords that
+`topics` extracts (`segment` makes them: a Han-character term is cut as one word wherever it
+occurs; an English plural folds to its singular: "equations" matches "equation"). A term is one
+word of any length: "r", "求" and "计算机" are fine, "linear algebra" is two.
+
+Built-ins: ``coding``, ``math``, ``writing``, each in English and Chinese. They avoid words that
+are common in every kind of request ("write", "help", "model"; 写, 帮, 问题) so that a cluster
+matches on what it is about, not on how people ask. Users pass their own as a list of words or
+a file with one word a line (``#`` starts a comment).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from checkbench.convbench.segment import is_term
 from checkbench.errors import InputError
 from checkbench.inputs import iter_input_lines
-
-# What the keyword tokenizer produces: a letter, then letters, digits or underscores.
-TOKEN_PATTERN = r"(?u)\b[^\W\d_]\w+\b"
-_TERM = re.compile(r"[^\W\d_]\w+")
 
 _CODING = """
 python javascript typescript java kotlin swift rust golang ruby php perl scala haskell cpp
@@ -33,7 +32,7 @@ recursive algorithm compile compiler compilation interpreter runtime debug debug
 bug error exception traceback stacktrace stack heap queue pointer struct enum interface module
 package library framework import install pip conda npm yarn node nodejs react vue angular svelte
 nextjs django flask fastapi spring express laravel rails pandas numpy scipy matplotlib seaborn
-tensorflow pytorch keras sklearn dataframe async await promise callback thread threading
+tensorflow pytorch torch keras sklearn dataframe async await promise callback thread threading
 multithreading concurrency concurrent mutex syntax parse parser parsing lambda iterator generator
 decorator inheritance polymorphism constructor instance attribute repository repo commit branch
 merge deploy deployment unittest pytest junit refactor refactoring snippet implement
@@ -83,10 +82,37 @@ prologue epilogue manuscript publish author readers storyline backstory vivid
 wording rephrase reword synonyms vocabulary
 """
 
+_CODING_ZH = """
+代码 编程 程序 程序员 函数 变量 常量 数组 列表 字典 元组 集合类 字符串 循环 递归 算法 排序
+冒泡排序 选择排序 快速排序 二分查找 编译 编译器 报错 调试 异常 接口 数据库 前端 后端 脚本 对象
+类型 指针 链表 二叉树 哈希 哈希表 栈 队列 堆栈 正则 正则表达式 爬虫 框架 部署 服务器 客户端 内存
+线程 进程 多线程 并发 异步 语法 源码 源代码 开发 软件 网页 接口文档 复杂度 时间复杂度 空间复杂度
+参数 返回值 调用 库 模块 安装 配置 命令行 终端 运行 输出结果 数据结构 面向对象 继承 多态 封装
+实例化 构造函数 注释 单元测试
+"""
+
+_MATH_ZH = """
+数学 方程 方程组 解方程 不等式 函数值 求解 求 代数 几何 三角形 四边形 正方形 长方形 圆形 面积
+体积 周长 半径 直径 角度 三角函数 正弦 余弦 正切 积分 微分 导数 求导 极限 矩阵 向量 行列式
+特征值 证明 定理 公式 数列 等差数列 等比数列 多项式 因式分解 分数 小数 百分比 百分数 质数 素数
+整数 余数 平方 平方根 开方 根号 对数 指数 方差 均值 平均数 中位数 标准差 统计 概率 排列 组合
+坐标 斜率 抛物线 椭圆 双曲线 加法 减法 乘法 除法 乘以 除以 计算 运算 算式 解题 应用题 数学题
+未知数 系数 鸡兔同笼 奇数 偶数 倍数 约数 公约数 公倍数 最大公约数 最小公倍数 比例 立方 阶乘
+概率论 线性代数 微积分 集合 一次函数 二次函数 反比例函数 三角形面积 勾股定理 圆周率
+"""
+
+_WRITING_ZH = """
+写作 作文 一篇 文章 小说 故事 诗 诗歌 古诗 诗句 现代诗 散文 剧本 台词 文案 标题 段落 润色 改写 续写
+扩写 创作 演讲稿 演讲 书信 祝福语 对联 歌词 标语 口号 广告语 人物 情节 角色 主角 开头 结尾 修辞
+比喻 排比 拟人 文笔 风格 语气 读后感 观后感 日记 议论文 记叙文 说明文 七言 五言 律诗 绝句 押韵
+宋词 词牌 抒情 描写 朗诵 主持词 发言稿 致辞 新闻稿 推文 公众号 小红书 文段 童话 寓言 剧情 短篇
+长篇 章节 续集 祝酒词
+"""
+
 BUILTIN: dict[str, frozenset[str]] = {
-    "coding": frozenset(_CODING.split()),
-    "math": frozenset(_MATH.split()),
-    "writing": frozenset(_WRITING.split()),
+    "coding": frozenset((_CODING + _CODING_ZH).split()),
+    "math": frozenset((_MATH + _MATH_ZH).split()),
+    "writing": frozenset((_WRITING + _WRITING_ZH).split()),
 }
 
 
@@ -122,13 +148,14 @@ def _read(path: Path) -> frozenset[str]:
 
 
 def _normalise(term: str, *, where: tuple[Path, int] | None) -> str:
-    """A vocabulary term lowercased; a term the keyword tokenizer cannot produce is an error."""
+    """A vocabulary term lowercased; a term that is not one word is an error."""
     word = term.strip().lower() if isinstance(term, str) else ""
-    if _TERM.fullmatch(word):
+    if is_term(word):
         return word
     path, line = where if where else (None, None)
     raise InputError(
-        f"vocabulary term {term!r} must be one word starting with a letter, 2+ characters",
+        f"vocabulary term {term!r} must be one word: Chinese characters, or a letter "
+        "followed by letters, digits or underscores",
         path=path,
         line=line,
     )

@@ -59,5 +59,11 @@ def test_published_results_navigate_by_task_and_subtask(tmp_path: Path) -> None:
     assert len(nav["models"]) == 6
     paths = {node["path"] for node in nav["nodes"]}
     assert "Coding" in paths and any(path.startswith("Coding/") for path in paths)
+    # with 6 models a rank shift is at most 5: the paper's threshold 5 can flag nothing, and
+    # the looser rules show how many rank shifts there are at all
+    counts = {(c["rule"]["threshold"], c["rule"]["level"]): c for c in nav["rule_counts"]}
+    strict, loosest = counts[5.0, 0.95], counts[0.0, None]
+    assert sum(strict["strengths"].values()) == sum(strict["weaknesses"].values()) == 0
+    assert sum(loosest["strengths"].values()) > 0 and sum(loosest["weaknesses"].values()) > 0
     neither = run_cli("taxonomy", "navigate", str(run_dir))
     assert neither.returncode == 2 and "taxonomy file or tag facets" in neither.stderr

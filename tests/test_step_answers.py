@@ -47,7 +47,7 @@ ANSWERS: dict[str, type[Answer]] = {
     "build feedback": FeedbackAnswer,
     "build checklist": checklist_answer(("instruction", "feedback:3"), ConvBenchSettings()),
     "build draft": draft_answer(ConvBenchSettings()),
-    "taxbuilder tags": tags_answer(3, 40, 160),
+    "taxbuilder tags": tags_answer(3, 40, 160, "how do I sort a list in Python?"),
     "taxbuilder insert": insert_answer(("exists", "add here", "testing"), 200),
     "taxbuilder refine": refine_answer(("testing", "debugging"), 200, 40, 160),
     "tagging domain": domain_answer(160),

@@ -126,7 +126,7 @@ def test_exhausted_reasks_fail_the_insertion_and_a_rebuild_replays_without_calls
 
 
 def test_a_run_directory_refuses_another_seed(tmp_path: Path) -> None:
-    script = [answer({"tags": [{"name": "x", "description": "y"}]})]
+    script = [answer({"tags": [{"name": "parsing", "description": "y"}]})]
     with StubServer(script, Reply(body=completion("{}"))) as server:
         _build(server, tmp_path)
         other = SEED.add_child("", "writing")
@@ -186,6 +186,12 @@ def test_build_on_the_embedded_model_then_rebuild_makes_no_new_call(tmp_path: Pa
     inserts = [step for step in steps if step["kind"] == "insert"]
     assert len(inserts) == extracted
     assert all(step["outcome"] in ("added", "exists", "rejected", "failed") for step in inserts)
+    depth = TaxBuilderSettings().max_depth
+    added = [step["path"] for step in inserts if step["outcome"] == "added"]
+    assert all(path.count("/") < depth for path in added)
+    # the root, then one answer per level, each re-asked at most twice
+    assert all(step["calls"] <= (depth + 1) * (1 + SETTINGS.reasks) for step in inserts)
+    assert "model answers: tag" in first.stdout and "no usable answer: tag" in first.stdout
     calls = _count_calls(out)
 
     second = run_cli(*args)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from checkbench.cli.taxonomy import resolve_model
+from checkbench.cli.taxonomy_navigate import resolve_model
 from checkbench.llm import open_backend
 from checkbench.scan.tree import Node, Taxonomy, load_taxonomy, save_taxonomy
 from checkbench.schema import Check, Item, Message, Response, Verdict
@@ -50,14 +50,11 @@ def _taxonomy() -> Taxonomy:
     )
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """(run dir, taxonomy file) of the worked example."""
-    base = tmp_path_factory.mktemp("nav")
-    save_taxonomy(_taxonomy(), base / "tax.json")
+def _store(run_dir: Path, leaves: dict[str, dict[str, float]]) -> Path:
+    """A run store holding the leaves' items, each model's responses and verdicts."""
     checks = [Check(id=f"c{k}", text=f"requirement {k}") for k in range(10)]
-    with RunStore(base / "run") as store:
-        for path, by_model in LEAVES.items():
+    with RunStore(run_dir) as store:
+        for path, by_model in leaves.items():
             items = [
                 Item(
                     id=f"{path}#{i}",
@@ -82,7 +79,15 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
                         )
                         for k, check in enumerate(checks)
                     )
-    return base / "run", base / "tax.json"
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(run dir, taxonomy file) of the worked example."""
+    base = tmp_path_factory.mktemp("nav")
+    save_taxonomy(_taxonomy(), base / "tax.json")
+    return _store(base / "run", LEAVES), base / "tax.json"
 
 
 def _navigate(run: tuple[Path, Path], *extra: str) -> dict:
@@ -128,6 +133,18 @@ def test_navigate_tables_show_nodes_profiles_and_divergent_nodes(run) -> None:
     assert "Weaknesses" in out and "writing/email" in out
     assert "Most divergent nodes" in out and "coding/testing" in out
     assert "B overall" not in out  # only the chosen model's profile
+    assert "Strengths / weaknesses of A by rule" in out
+
+
+def test_navigate_with_one_model_prints_its_scores_per_node_only(run, tmp_path: Path) -> None:
+    alone = _store(tmp_path / "run", {path: {"B": m["B"]} for path, m in LEAVES.items()})
+    result = run_cli("taxonomy", "navigate", str(alone), "--taxonomy", str(run[1]))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Scores of B per taxonomy node" in out and "one model" in out
+    assert "Most divergent" not in out and "#1" not in out and "Strengths" not in out
+    poetry = next(line for line in out.splitlines() if "poetry" in line)
+    assert "40" in poetry  # B's mean there, .4
 
 
 def test_navigate_with_an_unknown_model_prints_one_error_and_no_table(run) -> None:

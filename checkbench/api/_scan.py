@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from checkbench.api._stage import judged_run, open_backends, run_stage
 from checkbench.benchmarks import load_items
@@ -27,6 +27,22 @@ from checkbench.scoring import score_responses
 from checkbench.steps.progress import ProgressSink
 from checkbench.store import RunStore
 
+T = TypeVar("T")
+
+
+def _with_model(
+    run_dir: str | Path,
+    model: str,
+    options: ModelOptions | None,
+    stage: Callable[..., Awaitable[T]],
+    *args: Any,
+    **kwargs: Any,
+) -> T:
+    """Open `model` and run `stage(store, backend, *args, **kwargs)` over the run store."""
+    backend = open_backend(model, options)
+    with RunStore(run_dir) as store:
+        return run_stage(store, [backend], stage, backend, *args, **kwargs)
+
 
 def taxonomy_build(
     queries: str | Path,
@@ -47,18 +63,16 @@ def taxonomy_build(
     output_file(taxonomy_out)
     items = load_items(queries)
     start = load_taxonomy(seed) if seed is not None else seed_taxonomy()
-    backend = open_backend(model, options)
-    with RunStore(run_dir) as store:
-        result = run_stage(
-            store,
-            [backend],
-            build_taxonomy,
-            backend,
-            items,
-            seed=start,
-            settings=settings,
-            progress=progress,
-        )
+    result = _with_model(
+        run_dir,
+        model,
+        options,
+        build_taxonomy,
+        items,
+        seed=start,
+        settings=settings,
+        progress=progress,
+    )
     save_taxonomy(result.taxonomy, taxonomy_out, taxonomy_format)
     return result
 
@@ -72,7 +86,6 @@ def _rewrite_bench(
     taxonomy: str | Path,
     run_dir: str | Path,
     bench_out: str | Path,
-    *,
     model: str,
     settings: TagSettings | MixSettings | None,
     options: ModelOptions | None,
@@ -82,11 +95,9 @@ def _rewrite_bench(
     output_dir(run_dir)
     output_file(bench_out)
     items, tree = load_items(bench), load_taxonomy(taxonomy)
-    backend = open_backend(model, options)
-    with RunStore(run_dir) as store:
-        result = run_stage(
-            store, [backend], stage, backend, items, tree, settings=settings, progress=progress
-        )
+    result = _with_model(
+        run_dir, model, options, stage, items, tree, settings=settings, progress=progress
+    )
     write_jsonl(bench_out, result.items)
     return result
 
@@ -103,17 +114,8 @@ def taxonomy_tag(
     progress: ProgressSink | None = None,
 ) -> TagResult:
     """Give every item a domain and taxonomy tags; write the tagged benchmark."""
-    return _rewrite_bench(
-        tag_items,
-        bench,
-        taxonomy,
-        run_dir,
-        bench_out,
-        model=model,
-        settings=settings,
-        options=options,
-        progress=progress,
-    )
+    args = (bench, taxonomy, run_dir, bench_out, model, settings, options, progress)
+    return _rewrite_bench(tag_items, *args)
 
 
 def taxonomy_synthesize(
@@ -129,17 +131,8 @@ def taxonomy_synthesize(
 ) -> MixResult:
     """RealMix: add quality-filtered synthetic queries to every leaf with too few items; write
     the input items followed by the new ones."""
-    return _rewrite_bench(
-        realmix,
-        tagged,
-        taxonomy,
-        run_dir,
-        bench_out,
-        model=model,
-        settings=settings,
-        options=options,
-        progress=progress,
-    )
+    args = (tagged, taxonomy, run_dir, bench_out, model, settings, options, progress)
+    return _rewrite_bench(realmix, *args)
 
 
 def taxonomy_pc2(

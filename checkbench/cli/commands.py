@@ -9,4 +9,5 @@ from checkbench.cli import (  # noqa: F401
     report,
     score,
     taxonomy,
+    taxonomy_navigate,
 )

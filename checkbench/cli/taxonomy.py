@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -17,20 +16,19 @@ from checkbench.cli.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
     AsJson,
-    JudgeId,
     JudgeModel,
     Model,
     with_model_options,
 )
-from checkbench.cli.render import console, print_stages, score_cell
-from checkbench.errors import CheckbenchError
+from checkbench.cli.render import console, estimate_inline, print_stages, score_cell
 from checkbench.judges.pc2 import Mode as PC2Mode
 from checkbench.judges.pc2 import PC2Report
-from checkbench.llm import ModelOptions, backend_name
+from checkbench.llm import ModelOptions
+from checkbench.scan.builder import TaxBuilderReport
 from checkbench.scan.formats import TaxonomyFormat
-from checkbench.scan.navviews import divergent_view, nodes_view, profile_view
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import Taxonomy, diff, dump_taxonomy, load_taxonomy, tree_view
+from checkbench.stats.notation import RATE_DIGITS
 from checkbench.steps.progress import RichProgress
 
 taxonomy_app = typer.Typer(
@@ -126,13 +124,18 @@ def build(
         typer.Option(help="Taxonomy to grow (default: the seven SCAN domains)."),
     ] = None,
     max_tags: Annotated[int, typer.Option(min=1, help="Capabilities per query.")] = 3,
+    max_depth: Annotated[
+        int, typer.Option(min=2, help="Levels insertion may reach (domains are level 1).")
+    ] = 4,
     reason_chars: ReasonChars = 200,
     refine: Annotated[bool, typer.Option(help="Run the refinement pass.")] = True,
     taxonomy_format: TaxonomyFormatOption = "checkbench",
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Grow a capability taxonomy from real queries (TaxBuilder); rerunning resumes."""
-    settings = api.TaxBuilderSettings(max_tags=max_tags, reason_chars=reason_chars, refine=refine)
+    settings = api.TaxBuilderSettings(
+        max_tags=max_tags, max_depth=max_depth, reason_chars=reason_chars, refine=refine
+    )
     with RichProgress() as progress:
         result = api.taxonomy_build(
             queries,
@@ -148,13 +151,33 @@ def build(
     report = result.report
     console.print(
         f"{report.queries} queries, {report.tags} capabilities "
-        f"({report.extraction_failed} extractions failed); insert: {_tally(report.insert)}; "
-        f"refine: {_tally(report.refine)}; {report.nodes_before_pruning} nodes before pruning, "
-        f"{report.nodes} after ({report.leaves} leaves, depth {report.depth})",
+        f"({report.extraction_failed} extractions without a usable answer); "
+        f"insert: {_tally(report.insert)}; refine: {_tally(report.refine)}; "
+        f"{report.nodes_before_pruning} nodes before pruning, {report.nodes} after "
+        f"({report.leaves} leaves, depth {report.depth})",
         highlight=False,
     )
+    console.print(_build_steps(report), highlight=False)
     console.print(f"taxonomy written to [bold]{taxonomy_out}[/]")
     print_stages(out, [result.summary])
+
+
+def _build_steps(report: TaxBuilderReport) -> str:
+    """Model answers and failures per build step, and the depth pruning started from."""
+    inserted = sum(report.insert.values())
+    calls = [
+        f"{step} {n}" + (f" ({n / inserted:.1f} per insertion)" if step == "insert" else "")
+        for step, n in report.calls.items()
+        if step != "insert" or inserted
+    ]
+    failures = [
+        f"{step} {sum(causes.values())} ({escape(_tally(causes))})" if causes else f"{step} none"
+        for step, causes in report.failures.items()
+    ]
+    return (
+        f"model answers: {', '.join(calls)}; no usable answer: {', '.join(failures)}; "
+        f"depth {report.depth_before_pruning} before pruning"
+    )
 
 
 @taxonomy_app.command()
@@ -185,7 +208,8 @@ def tag(
     report = result.report
     console.print(
         f"{report.tagged} of {report.items} items tagged ({report.nothing_fits} fit no node "
-        f"below their domain); [red]{report.domain_failed + report.tags_failed} failed[/]; "
+        f"below their domain); [red]{report.domain_failed + report.tags_failed} without a "
+        "usable answer[/]; "
         f"domains: {escape(_tally(report.domains))}; written to [bold]{bench_out}[/]",
         highlight=False,
     )
@@ -236,7 +260,8 @@ def synthesize(
 def _print_pc2(report: PC2Report) -> None:
     console.print(
         f"[bold]{escape(report.judge)}[/]: criteria for {report.items} items, "
-        f"[red]{report.criteria_failed} failed[/], {report.criteria_rescaled} rescaled to 100",
+        f"[red]{report.criteria_failed} without a usable answer[/], "
+        f"{report.criteria_rescaled} rescaled to 100",
         highlight=False,
     )
     table = Table(
@@ -266,10 +291,15 @@ def _print_pc2(report: PC2Report) -> None:
             highlight=False,
         )
     for variant, accuracy in report.human.items():
+        if not accuracy.correct + accuracy.wrong:
+            console.print(
+                f"human agreement ({variant}): no pairs the judge ordered ({accuracy.pairs} "
+                f"pairs: {accuracy.ties} ties, {accuracy.unscored} unscored)",
+                highlight=False,
+            )
+            continue
         value = accuracy.accuracy
-        shown = "-" if value.value is None else f"{value.value:.3f}"
-        if value.low is not None and value.high is not None:
-            shown += f" [{value.low:.3f}, {value.high:.3f}]"
+        shown = estimate_inline(value.value, value.low, value.high, RATE_DIGITS)
         console.print(
             f"human agreement ({variant}): accuracy {shown} over {accuracy.pairs} pairs "
             f"({accuracy.correct} correct, {accuracy.wrong} wrong, {accuracy.ties} ties, "
@@ -325,62 +355,3 @@ def pc2(
         return
     _print_pc2(result.report)
     print_stages(run_dir, [result.summary])
-
-
-@taxonomy_app.command()
-def navigate(
-    run_dir: Annotated[Path, typer.Argument(help="Run directory with checklist verdicts.")],
-    taxonomy: Annotated[
-        Path | None, typer.Option("--taxonomy", "-t", help="Taxonomy JSON file.")
-    ] = None,
-    facets: Annotated[
-        str | None,
-        typer.Option(
-            help="Navigate by tag facets instead of a taxonomy, top level first, e.g. "
-            "task,subtask (FB-Bench's tags)."
-        ),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model",
-            "-m",
-            help="Whose strengths and weaknesses: a model of the run, e.g. local (default: all).",
-        ),
-    ] = None,
-    judge_id: JudgeId = None,
-    min_n: Annotated[int, typer.Option(min=1, help="Scored items a node needs per model.")] = 5,
-    threshold: Annotated[
-        float, typer.Option(min=0, help="Rank shift beyond which a node is a finding.")
-    ] = 5.0,
-    top: Annotated[int, typer.Option(min=1, help="Most divergent nodes to list.")] = 10,
-    pruned: Annotated[
-        bool, typer.Option("--prune/--no-prune", help="Navigate the pruned taxonomy.")
-    ] = True,
-    as_json: AsJson = False,
-) -> None:
-    """Scores and ranks per taxonomy node; strengths, weaknesses and uneven parents."""
-    settings = api.NavigationSettings(min_n=min_n, threshold=threshold)
-    levels = [facet.strip() for facet in (facets or "").split(",") if facet.strip()]
-    nav = api.taxonomy_navigate(
-        run_dir, taxonomy, judge=judge_id, settings=settings, pruned=pruned, facets=levels
-    )
-    if as_json:
-        print(json.dumps(nav.model_dump(mode="json"), ensure_ascii=False, indent=2))
-        return
-    names = nav.models if model is None else [resolve_model(model, nav.models)]
-    profiles = [profile_view(nav, name) for name in names]  # an unknown model stops here
-    console.print(nodes_view(nav))
-    for profile in profiles:
-        console.print(profile)
-    console.print(divergent_view(nav, top))
-
-
-def resolve_model(model: str, known: list[str]) -> str:
-    """The run's name for `model`, which may also be given as a model spec such as `local`."""
-    if model in known:
-        return model
-    try:
-        return backend_name(model)
-    except CheckbenchError:
-        return model

@@ -4,8 +4,8 @@ Input: per model, item id -> item score in [0, 1] (None = unscored), and per ite
 paths (`Item.tags["taxonomy"]`); a path counts for the node and all its ancestors, and an item
 counts once per node. Definitions, all per node (the root "" is the whole item set, "overall"):
 
-- Cell: a model's mean score over its scored items at the node, n, unscored count, and a seeded
-  percentile bootstrap interval (`stats.mean_ci`).
+- Cell: a model's mean score over its scored items at the node, n, unscored count (of which
+  how many it never answered), and a seeded percentile bootstrap interval (`stats.mean_ci`).
 - Ranked or "too few": a node is ranked only when every model has at least `min_n` scored items
   there, so every rank is over the same set of models as the overall rank. Ranks: 1 = best,
   ties (means equal to 12 decimals) share the average rank.
@@ -16,6 +16,9 @@ counts once per node. Definitions, all per node (the root "" is the whole item s
   name). A strength needs M's lower bound above the comparator's upper bound, a weakness M's
   upper bound below the comparator's lower bound. Non-overlap of two 95% intervals is a
   conservative test, so a flagged node is a displacement beyond the noise.
+- Looser rules: beside the rule in force, the findings are counted under rules that relax one
+  part of it (`NavigationSettings.rules`): the shift alone, intervals at 90%, separate intervals
+  at any rank shift; so a reader sees whether the strict rule hides differences.
 - Instability of a parent for M: the population standard deviation (ddof=0) of M's ranks at its
   ranked children (needs 2+). Per model, the parents in the top `unstable_fraction` (20%) are
   unstable: the ceil(fraction * parents) largest values, ties at the cut included, zero never.
@@ -45,6 +48,8 @@ from checkbench.scan.navigation import (
     NavigationSettings,
     NodeStats,
     Profile,
+    Rule,
+    RuleCount,
 )
 from checkbench.scan.paths import SEP, TaxonomyError, lineage, normalize_path, parent_of
 from checkbench.scan.prune import prune
@@ -56,6 +61,7 @@ from checkbench.stats import mean_ci
 from checkbench.stats.ranking import ranks as average_ranks
 
 Scores = Mapping[str, Mapping[str, float | None]]
+Bounds = Mapping[str, tuple[float, float]]
 
 
 def taxonomy_tags(items: Iterable[Item], facet: str = TAXONOMY_FACET) -> dict[str, list[str]]:
@@ -110,22 +116,34 @@ def _members(tags: Mapping[str, Sequence[str]], taxonomy: Taxonomy | None) -> di
     return {path: sorted(members[path]) for path in order}
 
 
-def _cell(values: list[float], total: int, settings: NavigationSettings) -> Cell:
-    """A model's cell from its scored values at a node of `total` items."""
+def _scored(ids: Sequence[str], by_item: Mapping[str, float | None]) -> list[float]:
+    return [s for i in ids if (s := by_item.get(i)) is not None]
+
+
+def _cell(
+    ids: Sequence[str], by_item: Mapping[str, float | None], settings: NavigationSettings
+) -> Cell:
+    """A model's cell at a node of items `ids`."""
+    values = _scored(ids, by_item)
+    missing = sum(item_id not in by_item for item_id in ids)
     if not values:
-        return Cell(unscored=total)
+        return Cell(unscored=len(ids), missing=missing)
     est = mean_ci(values, b=settings.b, seed=settings.seed, level=settings.level)
-    return Cell(mean=est.value, low=est.low, high=est.high, n=est.n, unscored=total - est.n)
+    return Cell(
+        mean=est.value,
+        low=est.low if est.has_interval else None,
+        high=est.high if est.has_interval else None,
+        n=est.n,
+        unscored=len(ids) - est.n,
+        missing=missing,
+    )
 
 
 def _node_stats(
     path: str, ids: list[str], scores: Scores, settings: NavigationSettings
 ) -> NodeStats:
     """Cells of every model at one node, ranked when every model has min_n scored items."""
-    cells = {
-        model: _cell([s for i in ids if (s := by_item.get(i)) is not None], len(ids), settings)
-        for model, by_item in scores.items()
-    }
+    cells = {model: _cell(ids, by_item, settings) for model, by_item in scores.items()}
     if any(cell.n < settings.min_n for cell in cells.values()):
         return NodeStats(path=path, items=len(ids), status=TOO_FEW, cells=cells)
     means = {model: round(cell.mean, 12) for model, cell in cells.items() if cell.mean is not None}
@@ -137,34 +155,67 @@ def _node_stats(
     return NodeStats(path=path, items=len(ids), status="ranked", spread=spread, cells=ranked)
 
 
-def _ranked(cell: Cell) -> tuple[float, float, float]:
-    """(rank, low, high) of a cell at a ranked node, where every model has scored items."""
-    assert cell.rank is not None and cell.low is not None and cell.high is not None
-    return cell.rank, cell.low, cell.high
+def _rank(cell: Cell) -> float:
+    """The rank of a cell at a ranked node."""
+    assert cell.rank is not None
+    return cell.rank
+
+
+def _interval(cell: Cell) -> tuple[float, float]:
+    """The interval of a cell at a ranked node, where every model has scored items; NaN bounds
+    (never separate) where it has too few items for one."""
+    assert cell.mean is not None
+    if cell.low is None or cell.high is None:
+        return float("nan"), float("nan")
+    return cell.low, cell.high
+
+
+def _bounds(
+    node: NodeStats,
+    ids: Sequence[str],
+    scores: Scores,
+    settings: NavigationSettings,
+    level: float | None,
+) -> Bounds | None:
+    """Every model's interval at `level` at a ranked node (the cells' own at settings.level),
+    or None when the rule checks no intervals."""
+    if level is None:
+        return None
+    if level == settings.level:
+        return {model: _interval(cell) for model, cell in node.cells.items()}
+    bounds: dict[str, tuple[float, float]] = {}
+    for model, by_item in scores.items():
+        est = mean_ci(_scored(ids, by_item), b=settings.b, seed=settings.seed, level=level)
+        bounds[model] = (est.low, est.high)
+    return bounds
 
 
 def _comparator(node: NodeStats, model: str, position: float) -> str:
     """The other model whose rank here is nearest `position` (ties: nearer this model, name)."""
-    own = _ranked(node.cells[model])[0]
+    own = _rank(node.cells[model])
 
     def distance(other: str) -> tuple[float, float, str]:
-        rank = _ranked(node.cells[other])[0]
+        rank = _rank(node.cells[other])
         return abs(rank - position), abs(rank - own), other
 
     return min((m for m in node.cells if m != model), key=distance)
 
 
-def _finding(node: NodeStats, model: str, overall_rank: float, threshold: float) -> Finding | None:
-    """The strength or weakness of model at node, or None when the shift or separation fails."""
+def _finding(
+    node: NodeStats, model: str, overall_rank: float, threshold: float, bounds: Bounds | None
+) -> Finding | None:
+    """The strength or weakness of model at node, or None when the shift is within `threshold`
+    or (with `bounds`) the intervals of model and comparator overlap."""
     cell = node.cells[model]
-    rank, low, high = _ranked(cell)
+    rank = _rank(cell)
     shift = overall_rank - rank
     if abs(shift) <= threshold:
         return None
     versus = _comparator(node, model, overall_rank)
-    _, other_low, other_high = _ranked(node.cells[versus])
-    if not (low > other_high if shift > 0 else high < other_low):
-        return None
+    if bounds is not None:
+        (low, high), (other_low, other_high) = bounds[model], bounds[versus]
+        if not (low > other_high if shift > 0 else high < other_low):
+            return None
     return Finding(
         path=node.path,
         rank=rank,
@@ -174,6 +225,28 @@ def _finding(node: NodeStats, model: str, overall_rank: float, threshold: float)
         versus=versus,
         versus_cell=node.cells[versus],
     )
+
+
+def _findings(
+    rule: Rule,
+    overall: NodeStats,
+    nodes: list[NodeStats],
+    members: Mapping[str, Sequence[str]],
+    scores: Scores,
+    settings: NavigationSettings,
+) -> dict[str, list[Finding]]:
+    """Per model, its findings under `rule` at the ranked nodes (none when overall is too few)."""
+    found: dict[str, list[Finding]] = {model: [] for model in scores}
+    for node in nodes:
+        if node.status != "ranked":
+            continue
+        bounds = _bounds(node, members[node.path], scores, settings, rule.level)
+        for model, own in overall.cells.items():
+            if own.rank is not None and (
+                finding := _finding(node, model, own.rank, rule.threshold, bounds)
+            ):
+                found[model].append(finding)
+    return found
 
 
 def _instability(model: str, nodes: list[NodeStats], fraction: float) -> list[Instability]:
@@ -193,20 +266,27 @@ def _instability(model: str, nodes: list[NodeStats], fraction: float) -> list[In
 
 
 def _profile(
-    model: str, overall: NodeStats, nodes: list[NodeStats], settings: NavigationSettings
+    model: str,
+    overall: NodeStats,
+    found: list[Finding],
+    nodes: list[NodeStats],
+    settings: NavigationSettings,
 ) -> Profile:
-    """One model's findings against its overall rank (none when overall is too few)."""
-    own = overall.cells[model]
-    found: list[Finding] = []
-    if own.rank is not None:
-        ranked = (node for node in nodes if node.status == "ranked")
-        found = [f for node in ranked if (f := _finding(node, model, own.rank, settings.threshold))]
+    """One model's findings under the rule in force, and its unstable parents."""
     return Profile(
         model=model,
-        overall=own,
+        overall=overall.cells[model],
         strengths=sorted((f for f in found if f.shift > 0), key=lambda f: -f.shift),
         weaknesses=sorted((f for f in found if f.shift < 0), key=lambda f: f.shift),
         instability=_instability(model, nodes, settings.unstable_fraction),
+    )
+
+
+def _rule_count(rule: Rule, found: Mapping[str, list[Finding]]) -> RuleCount:
+    return RuleCount(
+        rule=rule,
+        strengths={model: sum(f.shift > 0 for f in fs) for model, fs in found.items()},
+        weaknesses={model: sum(f.shift < 0 for f in fs) for model, fs in found.items()},
     )
 
 
@@ -217,21 +297,29 @@ def navigate(
     taxonomy: Taxonomy | None = None,
     settings: NavigationSettings | None = None,
 ) -> Navigation:
-    """Per-node cells and ranks, and each model's strengths, weaknesses and unstable parents.
+    """Per-node cells and ranks, each model's strengths, weaknesses and unstable parents, and
+    how many findings each of `settings.rules()` gives.
 
     `tags` lists every evaluated item (an item with no paths still counts overall); with a
     taxonomy, every tag must be one of its paths and all its nodes are reported.
     """
     settings = settings or NavigationSettings()
     _check_scores(scores, set(tags))
+    members = _members(tags, taxonomy)
     overall = _node_stats("", sorted(tags), scores, settings)
-    nodes = [_node_stats(p, ids, scores, settings) for p, ids in _members(tags, taxonomy).items()]
+    nodes = [_node_stats(path, ids, scores, settings) for path, ids in members.items()]
+    rules = settings.rules()
+    found = [_findings(rule, overall, nodes, members, scores, settings) for rule in rules]
     return Navigation(
         settings=settings,
         models=list(scores),
         overall=overall,
         nodes=nodes,
-        profiles={m: _profile(m, overall, nodes, settings) for m in scores},
+        profiles={m: _profile(m, overall, found[0][m], nodes, settings) for m in scores},
+        untagged=sum(not paths for paths in tags.values()),
+        rule_counts=[
+            _rule_count(rule, by_model) for rule, by_model in zip(rules, found, strict=True)
+        ],
     )
 
 

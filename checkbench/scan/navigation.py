@@ -16,25 +16,45 @@ from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 TOO_FEW = "too few"
 
 
+class Rule(BaseModel):
+    """When a rank shift is a finding: its size beyond `threshold` and, unless `level` is None,
+    intervals at `level` that separate the model from its comparator."""
+
+    threshold: float = Field(ge=0)
+    level: float | None = Field(None, gt=0, lt=1)
+
+
 class NavigationSettings(BaseModel):
-    """Knobs of navigation; the defaults follow the SCAN paper (threshold 5, top 20%)."""
+    """Knobs of navigation; the defaults follow the SCAN paper (threshold 5, top 20%).
+    `looser_level` is the interval level of the looser rule counted beside the strict one."""
 
     min_n: int = Field(5, ge=1)
     threshold: float = Field(5.0, ge=0)
     unstable_fraction: float = Field(0.2, gt=0, le=1)
     level: float = Field(0.95, gt=0, lt=1)
+    looser_level: float = Field(0.90, gt=0, lt=1)
     b: int = Field(DEFAULT_B, ge=1)
     seed: int = DEFAULT_SEED
 
+    def rules(self) -> list[Rule]:
+        """The rule in force first, then the looser ones, a grid: a shift beyond the threshold
+        or any shift, each with separate intervals at `level`, at `looser_level` (when lower)
+        or with no interval check."""
+        thresholds = [self.threshold] + ([0.0] if self.threshold else [])
+        levels = [self.level] + ([self.looser_level] if self.looser_level < self.level else [])
+        return [Rule(threshold=t, level=v) for t in thresholds for v in [*levels, None]]
+
 
 class Cell(BaseModel):
-    """One model at one node; mean and interval are None when nothing was scored."""
+    """One model at one node; mean and interval are None when nothing was scored. `unscored`
+    counts the node's items without a score, `missing` those of them the model never answered."""
 
     mean: float | None = None
     low: float | None = None
     high: float | None = None
     n: int = 0
     unscored: int = 0
+    missing: int = 0
     rank: float | None = None
 
 
@@ -79,14 +99,26 @@ class Profile(BaseModel):
     instability: list[Instability]
 
 
+class RuleCount(BaseModel):
+    """How many strengths and weaknesses each model has under one rule."""
+
+    rule: Rule
+    strengths: dict[str, int]
+    weaknesses: dict[str, int]
+
+
 class Navigation(BaseModel):
-    """The navigation result: every node's stats and every model's profile."""
+    """The navigation result: every node's stats and every model's profile, the items that carry
+    no tag of the hierarchy (counted overall only), and the findings' count per rule (the
+    rule in force first, then looser ones)."""
 
     settings: NavigationSettings
     models: list[str]
     overall: NodeStats
     nodes: list[NodeStats]
     profiles: dict[str, Profile]
+    untagged: int = 0
+    rule_counts: list[RuleCount] = []
 
     def node(self, path: str) -> NodeStats:
         """The stats of the node at path ("" is overall)."""

@@ -1,4 +1,6 @@
-"""Terminal renderings of a navigation (SCAN): nodes, one model's profile, divergent nodes."""
+"""Terminal renderings of a navigation (SCAN): nodes, one model's profile, findings per rule,
+divergent nodes, and `navigation_view`, all of them with the notes that explain the gaps (a
+single model's navigation shows its scores per node only: ranks need two models)."""
 
 from __future__ import annotations
 
@@ -8,14 +10,21 @@ from rich.table import Table
 from rich.text import Text
 
 from checkbench.errors import InputError
-from checkbench.scan.navigation import TOO_FEW, Cell, Finding, Instability, Navigation
+from checkbench.scan.navigation import TOO_FEW, Cell, Finding, Instability, Navigation, NodeStats
+from checkbench.scan.navnotes import coverage_notes, finding_notes, unranked_notes
 from checkbench.scan.paths import SEP
+from checkbench.stats.notation import estimate_text, value_text
+
+ONE_MODEL = (
+    "one model: its scores per node only (ranks, strengths, weaknesses and divergent nodes "
+    "compare two or more models)"
+)
 
 
 def _score(cell: Cell) -> str:
-    if cell.mean is None:
-        return "-"
-    return f"{cell.mean:.3f} [{cell.low:.3f}, {cell.high:.3f}]"
+    """The cell's mean and interval as a score (0-100), in the notation of stats.notation."""
+    low, high, mean = (None if v is None else v * 100 for v in (cell.low, cell.high, cell.mean))
+    return escape(estimate_text(mean, low, high))
 
 
 def _findings_view(title: str, findings: list[Finding]) -> RenderableType:
@@ -49,14 +58,18 @@ def _unstable_view(rows: list[Instability]) -> RenderableType:
     return table
 
 
-def profile_view(nav: Navigation, model: str) -> Group:
-    """Terminal rendering of one model's strengths, weaknesses and unstable parents."""
+def check_model(nav: Navigation, model: str) -> None:
+    """InputError unless `model` is one of the navigation's."""
     if model not in nav.profiles:
         known = ", ".join(nav.models)
         raise InputError(f"unknown model '{model}' (known: {known})", field="model")
+
+
+def profile_view(nav: Navigation, model: str) -> Group:
+    """Terminal rendering of one model's strengths, weaknesses and unstable parents."""
+    check_model(nav, model)
     profile, settings = nav.profiles[model], nav.settings
     rank = "not ranked" if profile.overall.rank is None else f"rank {profile.overall.rank:g}"
-    too_few = sum(node.status == TOO_FEW for node in nav.nodes)
     rule = f"shift > {settings.threshold:g} and separate {settings.level:.0%} intervals"
     return Group(
         Text.from_markup(
@@ -66,16 +79,12 @@ def profile_view(nav: Navigation, model: str) -> Group:
         _findings_view(f"Strengths ({rule})", profile.strengths),
         _findings_view(f"Weaknesses ({rule})", profile.weaknesses),
         _unstable_view(profile.instability),
-        Text(
-            f"{too_few} of {len(nav.nodes)} nodes not ranked: some model has fewer than "
-            f"{settings.min_n} scored items there",
-            style="dim",
-        ),
     )
 
 
-def _depth(path: str) -> int:
-    return path.count(SEP)
+def _name(node: NodeStats) -> str:
+    """The node's name indented by its depth, "(overall)" for the root."""
+    return "(overall)" if not node.path else "  " * node.path.count(SEP) + node.path.split(SEP)[-1]
 
 
 def nodes_view(nav: Navigation) -> Table:
@@ -86,12 +95,51 @@ def nodes_view(nav: Navigation) -> Table:
     for model in nav.models:
         table.add_column(escape(model), overflow="fold")
     for node in [nav.overall, *nav.nodes]:
-        name = "(overall)" if not node.path else "  " * _depth(node.path) + node.path.split(SEP)[-1]
         cells = [
             _score(cell) + (f" #{cell.rank:g}" if cell.rank is not None else f" [dim]{TOO_FEW}[/]")
             for cell in node.cells.values()
         ]
-        table.add_row(escape(name), str(node.items), *cells)
+        table.add_row(escape(_name(node)), str(node.items), *cells)
+    return table
+
+
+def scores_view(nav: Navigation, model: str) -> Table:
+    """One model's score, interval and counts at every node, without ranks."""
+    table = Table(
+        title=f"Scores of {escape(model)} per taxonomy node (mean [95% CI])", title_justify="left"
+    )
+    for column in ("node", "items", "scored", "unscored", "score [CI]"):
+        table.add_column(column, justify="left" if column in ("node", "score [CI]") else "right")
+    for node in [nav.overall, *nav.nodes]:
+        cell = node.cells[model]
+        table.add_row(
+            escape(_name(node)), str(node.items), str(cell.n), str(cell.unscored), _score(cell)
+        )
+    return table
+
+
+def rules_view(nav: Navigation, models: list[str]) -> Table:
+    """Strengths / weaknesses of `models` under the rule in force (the first cell) and the
+    looser ones: rows relax the shift, columns the intervals."""
+    counts = {(c.rule.threshold, c.rule.level): c for c in nav.rule_counts}
+    thresholds = list(dict.fromkeys(threshold for threshold, _ in counts))
+    levels = list(dict.fromkeys(level for _, level in counts))
+    shown = "" if models == nav.models else f" of {', '.join(models)}"
+    table = Table(
+        title=f"Strengths / weaknesses{escape(shown)} by rule (first cell: the rule in force)",
+        title_justify="left",
+    )
+    table.add_column("rank shift")
+    for level in levels:
+        table.add_column(f"{level:.0%} intervals apart" if level else "intervals ignored")
+    for threshold in thresholds:
+        cells = []
+        for level in levels:
+            count = counts[threshold, level]
+            strengths = sum(count.strengths.get(model, 0) for model in models)
+            weaknesses = sum(count.weaknesses.get(model, 0) for model in models)
+            cells.append(f"{strengths} / {weaknesses}")
+        table.add_row(f"> {threshold:g}" if threshold else "any", *cells)
     return table
 
 
@@ -107,8 +155,31 @@ def divergent_view(nav: Navigation, k: int = 10) -> RenderableType:
         ranked = sorted(node.cells.items(), key=lambda pair: pair[1].rank or 0.0)
         table.add_row(
             escape(node.path),
-            f"{node.spread:.3f}",
+            value_text(None if node.spread is None else node.spread * 100),
             escape(ranked[0][0]),
             escape(ranked[-1][0]),
         )
     return table
+
+
+def _notes(lines: list[str]) -> list[Text]:
+    return [Text(line, style="dim") for line in lines]
+
+
+def navigation_view(nav: Navigation, models: list[str], top: int = 10) -> Group:
+    """Everything `checkbench taxonomy navigate` prints for `models` (e.g. all of them): with
+    one model its scores per node; else the nodes, each model's profile, the findings per rule
+    and the most divergent nodes, each gap explained by a note."""
+    for model in models:
+        check_model(nav, model)
+    notes = coverage_notes(nav)
+    if len(nav.models) == 1:
+        return Group(scores_view(nav, nav.models[0]), *_notes([*notes, ONE_MODEL]))
+    return Group(
+        nodes_view(nav),
+        *_notes(notes + unranked_notes(nav)),
+        *(profile_view(nav, model) for model in models),
+        rules_view(nav, models),
+        *_notes(finding_notes(nav)),
+        divergent_view(nav, top),
+    )

@@ -1,27 +1,31 @@
 """Running TaxBuilder over a run store: extraction, insertion, refinement, pruning.
 
 A malformed answer is re-asked; one still unusable after that is recorded as failed and
-counted. Resumability: every call is cached, and each insertion and refinement outcome is a
-record ("taxbuilder.step", in order). A rerun replays the recorded outcomes onto the seed with
-the tree operations, then continues with the steps that have no record, so an interrupted build
-goes on where it stopped and a finished one makes no new call. Extraction failures are asked
-again on a rerun (no tree state depends on them); failed insertions and refinements are final,
-because later steps were decided on the tree without them.
+counted, per step (tag, insert, refine) and cause (invalid JSON, not a capability name, not an
+option, the tree refused it...; see `report`), beside the model answers each step took.
+Insertion never goes below `max_depth` levels, and a refinement that would is refused.
+
+Resumability: every call is cached, and each insertion and refinement outcome is a record
+("taxbuilder.step", in order). A rerun replays the recorded outcomes onto the seed with the
+tree operations, then continues with the steps that have no record, so an interrupted build goes
+on where it stopped and a finished one makes no new call. Extraction failures are asked again on
+a rerun (no tree state depends on them); failed insertions and refinements are final, because
+later steps were decided on the tree without them.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from checkbench.errors import InputError
 from checkbench.llm.base import ChatBackend
 from checkbench.prompts import fence
 from checkbench.scan.builder.decisions import (
+    ADD_BESIDE,
     ADD_HERE,
     EXISTS,
     Tag,
@@ -33,7 +37,8 @@ from checkbench.scan.builder.decisions import (
     refine_answer,
     tags_answer,
 )
-from checkbench.scan.paths import SEP, TaxonomyError
+from checkbench.scan.builder.report import TaxBuilderReport, build_report
+from checkbench.scan.paths import TaxonomyError, join_path, parent_of
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import Node, Taxonomy
 from checkbench.schema import Item
@@ -59,9 +64,11 @@ A = TypeVar("A", bound=Answer)
 
 @dataclass(frozen=True)
 class TaxBuilderSettings:
-    """Sizes of the model's answers and the pruning rule."""
+    """Sizes of the model's answers, the depth insertion may reach (domains are level 1) and the
+    pruning rule."""
 
     max_tags: int = 3
+    max_depth: int = 4
     query_chars: int = 2000
     name_chars: int = 40
     description_chars: int = 160
@@ -76,21 +83,6 @@ class TaxBuilderSettings:
         return {k: v for k, v in asdict(self).items() if k not in ("max_levels", "wide")}
 
 
-class TaxBuilderReport(BaseModel):
-    """What the build did: counts per stage and outcome, and the resulting tree's size."""
-
-    queries: int
-    extracted: int
-    extraction_failed: int
-    tags: int
-    insert: dict[str, int]
-    refine: dict[str, int]
-    nodes_before_pruning: int
-    nodes: int
-    leaves: int
-    depth: int
-
-
 @dataclass(frozen=True)
 class TaxBuildResult:
     """The pruned taxonomy, the tree before pruning, where each old path went, and counts."""
@@ -103,8 +95,9 @@ class TaxBuildResult:
 
 
 def _budget(chars: int) -> int:
-    """Tokens that comfortably hold `chars` characters of JSON answer."""
-    return 24 + chars // 2
+    """Tokens that hold `chars` characters of JSON answer in any script: Chinese text takes
+    about two tokens a character, so a tighter budget cuts such answers off as invalid JSON."""
+    return 24 + 2 * chars
 
 
 def _node_lines(nodes: list[Node]) -> list[str]:
@@ -133,55 +126,77 @@ class _Build:
 
     async def extract(self, item: Item) -> None:
         s = self.settings
-        values = {
-            "query": fence("request", query_text(item, s.query_chars)),
-            "max_tags": str(s.max_tags),
-        }
+        query = query_text(item, s.query_chars)
+        values = {"query": fence("request", query), "max_tags": str(s.max_tags)}
         tokens = 16 + s.max_tags * _budget(s.name_chars + s.description_chars + 30)
-        answer_type = tags_answer(s.max_tags, s.name_chars, s.description_chars)
+        answer_type = tags_answer(s.max_tags, s.name_chars, s.description_chars, query)
         answer = await self.ask("scan_tags", values, answer_type, tokens)
         found = answer.value.capabilities() if answer.value is not None else []
         tags = [tag.model_dump() for tag in found]
         failed = {"problem": answer.problem, "raw": answer.raw} if answer.value is None else {}
-        self.store.put_record(TAGS_KIND, item.id, {"tags": tags, **failed})
+        self.store.put_record(
+            TAGS_KIND, item.id, {"tags": tags, "calls": answer.attempts, **failed}
+        )
+
+    def _insert_values(self, tag: Tag, at: str, options: list[str]) -> dict[str, str]:
+        """The insertion prompt at node `at`: the node, its siblings and its children."""
+        values = {
+            "tag": fence("capability", f"{tag.name}: {tag.description}"),
+            "node": "the root",
+            "siblings": "",
+            "children": "Its children (the domains):\n"
+            + fenced_list("children", _node_lines(children(self.taxonomy, at))),
+            "options": fence("choices", json.dumps(options, ensure_ascii=False)),
+        }
+        if not at:
+            return values
+        node, beside = self.taxonomy.find(at), children(self.taxonomy, parent_of(at))
+        others = _node_lines([sibling for sibling in beside if sibling.name != node.name])
+        values["node"] = fence("node", f"{at}: {node.description}")
+        values["siblings"] = "Beside it, at the same level:\n" + fenced_list("siblings", others)
+        if ADD_HERE not in options:
+            values["children"] = "It is as deep as the taxonomy goes: nothing can go below it."
+        elif node.children:
+            values["children"] = "Its children:\n" + fenced_list(
+                "children", _node_lines(node.children)
+            )
+        else:
+            values["children"] = "It has no children yet."
+        return values
+
+    def _add(self, parent: str, tag: Tag) -> dict[str, Any]:
+        try:
+            self.taxonomy = self.taxonomy.add_child(parent, tag.name, tag.description)
+        except (TaxonomyError, ValidationError) as exc:
+            return {"outcome": "rejected", "problem": str(exc)}
+        return {"outcome": "added", "path": join_path(parent, tag.name)}
 
     async def insert(self, query: str, index: int, tag: Tag) -> None:
-        at, path_taken = "", []
+        """Descend from the root one level per answer until the tag exists or is added."""
+        s, at, descent, calls = self.settings, "", [], 0
         step: dict[str, Any] = {"kind": "insert", "query": query, "index": index}
         step["tag"] = tag.model_dump()
+        tokens = _budget(s.reason_chars + s.name_chars + 30)
         while True:
-            options = insert_options(self.taxonomy, at)
-            below = children(self.taxonomy, at)
-            node = self.taxonomy.find(at) if at else None
-            values = {
-                "tag": fence("capability", f"{tag.name}: {tag.description}"),
-                "node": fence("node", f"{at}: {node.description}") if node else "the root",
-                "children": "Its children:\n" + fenced_list("children", _node_lines(below))
-                if below
-                else "It has no children yet.",
-                "options": fence("choices", json.dumps(options, ensure_ascii=False)),
-            }
-            reason_chars = self.settings.reason_chars
-            answer_type = insert_answer(tuple(options), reason_chars)
-            tokens = _budget(reason_chars + self.settings.name_chars + 30)
-            answer = await self.ask("scan_insert", values, answer_type, tokens)
+            options = insert_options(self.taxonomy, at, s.max_depth)
+            answer_type = insert_answer(tuple(options), s.reason_chars)
+            answer = await self.ask(
+                "scan_insert", self._insert_values(tag, at, options), answer_type, tokens
+            )
+            calls += answer.attempts
             if answer.value is None:
                 step |= failed_outcome(answer)
                 break
-            picked, reason = answer.value.choice, answer.value.reason
-            path_taken.append({"at": at, "choice": picked, "reason": reason})
+            picked = answer.value.choice
+            descent.append({"at": at, "choice": picked, "reason": answer.value.reason})
             if picked == EXISTS:
                 step |= {"outcome": "exists", "path": at}
                 break
-            if picked == ADD_HERE:
-                try:
-                    self.taxonomy = self.taxonomy.add_child(at, tag.name, tag.description)
-                    step |= {"outcome": "added", "path": f"{at}{SEP}{tag.name}"}
-                except (TaxonomyError, ValidationError) as exc:
-                    step |= {"outcome": "rejected", "problem": str(exc)}
+            if picked in (ADD_HERE, ADD_BESIDE):
+                step |= self._add(at if picked == ADD_HERE else parent_of(at), tag)
                 break
-            at = f"{at}{SEP}{picked}" if at else picked
-        self.record(step | {"descent": path_taken})
+            at = join_path(at, picked)
+        self.record(step | {"descent": descent, "calls": calls})
 
     async def refine(self, index: int, parent: str) -> None:
         step: dict[str, Any] = {"kind": "refine", "plan_index": index, "parent": parent}
@@ -198,16 +213,23 @@ class _Build:
         tokens = _budget(s.reason_chars + 3 * (s.name_chars + s.description_chars) + 120)
         answer_type = refine_answer(names, s.reason_chars, s.name_chars, s.description_chars)
         answer = await self.ask("scan_refine", values, answer_type, tokens)
+        step["calls"] = answer.attempts
         if answer.value is None:
             self.record(step | failed_outcome(answer))
             return
         decision = answer.value.decided()
         step |= {"decision": decision.model_dump(), "reason": answer.value.reason}
         try:
-            self.taxonomy = apply_decision(self.taxonomy, parent, decision)
+            after = apply_decision(self.taxonomy, parent, decision)
         except (TaxonomyError, ValidationError) as exc:
             self.record(step | {"outcome": "rejected", "problem": str(exc)})
             return
+        limit = max(s.max_depth, self.taxonomy.depth())
+        if after.depth() > limit:
+            problem = f"the taxonomy would be {after.depth()} levels deep, more than {limit}"
+            self.record(step | {"outcome": "rejected", "problem": problem})
+            return
+        self.taxonomy = after
         self.record(step | {"outcome": "kept" if decision.action == "keep" else "applied"})
 
 
@@ -231,10 +253,6 @@ def _check_run(
             path=store.run_dir,
         )
     store.set_meta("taxbuilder", identity)
-
-
-def _count(steps: list[dict[str, Any]], kind: str) -> dict[str, int]:
-    return dict(Counter(step["outcome"] for step in steps if step["kind"] == kind))
 
 
 async def build_taxonomy(
@@ -291,23 +309,15 @@ async def build_taxonomy(
 
     pruned = prune(build.taxonomy, max_levels=settings.max_levels, wide=settings.wide)
     steps = list(store.records(STEP_KIND).values())
-    failed = sum(1 for q in queries if extracted[q.id].get("problem"))
-    report = TaxBuilderReport(
-        queries=len(queries),
-        extracted=len(queries) - failed,
-        extraction_failed=failed,
-        tags=sum(len(extracted[q.id]["tags"]) for q in queries),
-        insert=_count(steps, "insert"),
-        refine=_count(steps, "refine"),
-        nodes_before_pruning=len(build.taxonomy.paths()),
-        nodes=len(pruned.taxonomy.paths()),
-        leaves=len(pruned.taxonomy.leaves()),
-        depth=pruned.taxonomy.depth(),
+    report = build_report(
+        [extracted[q.id] for q in queries], steps, build.taxonomy, pruned.taxonomy
     )
     summary = stage.clock.summary(
         "taxonomy build",
         total=len(steps),
         already_done=len(recorded),
-        errors=failed + report.insert.get("failed", 0) + report.refine.get("failed", 0),
+        errors=report.extraction_failed
+        + report.insert.get("failed", 0)
+        + report.refine.get("failed", 0),
     )
     return TaxBuildResult(pruned.taxonomy, build.taxonomy, pruned.path_map, report, summary)

@@ -1,10 +1,11 @@
 """What TaxBuilder's model decides, as typed answers, and how each decision changes the tree.
 
-- Extraction: 1..`max_tags` capabilities, each a lowercase name without a slash (blanks
-  collapsed) and a one-sentence description; a repeated name counts once.
-- Insertion: at the root one of the domains, at any other node "exists", "add here" or the name
-  of a child to descend into (a child literally named "exists" or "add here" reads as that
-  choice).
+- Extraction: 1..`max_tags` capabilities, each a lowercase name (blanks collapsed) that is a
+  short phrase of plain words and no copy of the query (`names`), and a one-sentence
+  description; a repeated name counts once.
+- Insertion: at the root one of the domains; at any other node "exists", "add here" (not at the
+  depth limit), "add beside" (below a domain: a new sibling of the node) or the name of a child
+  to descend into (a child literally named like a choice reads as that choice).
 - Refinement: one decision about a parent's children: keep, merge, reparent, delete or split (a
   leaf into 2-3 parts), naming only children that exist. Whether the tree accepts it is decided
   by the pure tree operations, which refuse e.g. a merge of a node into itself.
@@ -12,16 +13,17 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, Field
 
+from checkbench.scan.builder.names import capability_name, not_copied
 from checkbench.scan.paths import SEP, TaxonomyError, parent_of
 from checkbench.scan.tree import Node, Taxonomy
 from checkbench.steps.answers import Answer, answer_model, choice, listing, text
 
-EXISTS, ADD_HERE = "exists", "add here"
+EXISTS, ADD_HERE, ADD_BESIDE = "exists", "add here", "add beside"
 Action = Literal["keep", "merge", "reparent", "delete", "split"]
 
 
@@ -41,20 +43,12 @@ class Decision(BaseModel):
     parts: list[Tag] = []
 
 
-def capability_name(raw: str) -> str:
-    """A name as the tree keeps it: blanks collapsed, lowercase, no path separator."""
-    name = " ".join(raw.split()).lower()
-    if SEP in name:
-        raise ValueError(f"the name '{name}' contains '{SEP}', which is not allowed")
-    return name
-
-
-def _tag_entry(name_chars: int, description_chars: int) -> Any:
-    return answer_model(
-        "Capability",
-        name=Annotated[text(name_chars, min_chars=1), AfterValidator(capability_name)],
-        description=(text(description_chars), ""),
-    )
+def _tag_entry(name_chars: int, description_chars: int, query: str | None = None) -> Any:
+    """A capability entry; with `query`, its name must not be a piece of it."""
+    name: Any = Annotated[text(name_chars, min_chars=1), AfterValidator(capability_name)]
+    if query is not None:
+        name = Annotated[name, AfterValidator(partial(not_copied, query=query))]
+    return answer_model("Capability", name=name, description=(text(description_chars), ""))
 
 
 def _tags(entries: list[Any]) -> list[Tag]:
@@ -74,9 +68,11 @@ class TagsAnswer(Answer):
         return list(kept.values())
 
 
-@cache
-def tags_answer(max_tags: int, name_chars: int, description_chars: int) -> type[TagsAnswer]:
-    entry = _tag_entry(name_chars, description_chars)
+def tags_answer(
+    max_tags: int, name_chars: int, description_chars: int, query: str
+) -> type[TagsAnswer]:
+    """1..max_tags capabilities of `query` (made per query: names must not copy it)."""
+    entry = _tag_entry(name_chars, description_chars, query)
     return answer_model("Tags", TagsAnswer, tags=listing(entry, min_items=1, max_items=max_tags))
 
 
@@ -85,15 +81,25 @@ def children(taxonomy: Taxonomy, at: str) -> list[Node]:
     return taxonomy.find(at).children if at else taxonomy.domains
 
 
-def insert_options(taxonomy: Taxonomy, at: str) -> list[str]:
-    """The choices at a node: a domain at the root, else exists / add here / a child."""
+def depth_of(path: str) -> int:
+    """Levels from the root to the node at path: a domain is 1, the root 0."""
+    return path.count(SEP) + 1 if path else 0
+
+
+def insert_options(taxonomy: Taxonomy, at: str, max_depth: int) -> list[str]:
+    """The choices at a node: a domain at the root; else "exists", "add beside" below the
+    domains, and while the node is above `max_depth` "add here" and its children."""
     names = [child.name for child in children(taxonomy, at)]
-    return names if not at else [EXISTS, ADD_HERE, *names]
+    if not at:
+        return names
+    depth = depth_of(at)
+    beside = [ADD_BESIDE] if depth > 1 else []
+    return [EXISTS, ADD_HERE, *beside, *names] if depth < max_depth else [EXISTS, *beside]
 
 
 @cache
 def insert_answer(options: tuple[str, ...], reason_chars: int) -> type[Answer]:
-    """A reason and one of the options."""
+    """A short reason and one of the options."""
     return answer_model("Insertion", reason=(text(reason_chars), ""), choice=choice(options))
 
 

@@ -7,7 +7,7 @@ every function and the settings and result types a caller needs.
 
 from __future__ import annotations
 
-from checkbench.api._build import build, filter_by_difficulty, score
+from checkbench.api._build import build, filter_by_difficulty, preview, score
 from checkbench.api._evaluate import (
     Protocol,
     generate,
@@ -29,7 +29,8 @@ from checkbench.api._scan import (
 )
 from checkbench.convbench.pipeline import BuildSpec
 from checkbench.convbench.scoring import BenchScores
-from checkbench.convbench.summary import BuildSummary
+from checkbench.convbench.summary import BuildSummary, TopicPreview
+from checkbench.distributed import Executor, RayExecutor
 from checkbench.fbbench.difficulty import DifficultyReport
 from checkbench.fbbench.scoring import FBBenchLeaderboard
 from checkbench.fbbench.versions import ImportSummary
@@ -64,6 +65,7 @@ __all__ = [
     "meta_report",
     "meta_run",
     "prepare_run",
+    "preview",
     "reference_agreement",
     "report",
     "run",
@@ -77,6 +79,8 @@ __all__ = [
     # settings
     "BuildSpec",
     "GenerationSettings",
+    "Executor",
+    "RayExecutor",
     "JudgeSettings",
     "MetaSettings",
     "MixSettings",
@@ -90,6 +94,7 @@ __all__ = [
     "BenchScores",
     "Protocol",
     "BuildSummary",
+    "TopicPreview",
     "Calibration",
     "CalibrationReport",
     "DifficultyReport",

@@ -13,11 +13,14 @@ from checkbench.cli.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
+    ExecutorChoice,
     Format,
     Models,
+    RayAddress,
     with_model_options,
 )
 from checkbench.cli.render import exit_if_all_failed, print_stages
+from checkbench.distributed import executor_named
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 
@@ -38,6 +41,8 @@ def generate(
         int | None, typer.Option(min=1, help="Override the answer length.")
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Sampling seed passed to the models.")] = None,
+    executor: ExecutorChoice = "local",
+    ray_address: RayAddress = None,
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Run one or more candidate models over the items of BENCH into a run directory."""
@@ -51,6 +56,7 @@ def generate(
             settings=settings,
             options=options,
             progress=progress,
+            executor=executor_named(executor, ray_address),
         )
     print_stages(out, [summary], failures=True)
     exit_if_all_failed([summary])

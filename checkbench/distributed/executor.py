@@ -1,0 +1,73 @@
+"""Where a stage's model calls run: in this process (local) or on a Ray cluster (ray)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Literal
+
+from checkbench.errors import CheckbenchError
+
+ExecutorName = Literal["local", "ray"]
+"""The executors by name, as `--executor` takes them."""
+
+
+@dataclass(frozen=True)
+class RayExecutor:
+    """Run the model calls as Ray Data pipelines. `address` is the cluster to join (None:
+    $RAY_ADDRESS, else a Ray instance started on this machine); `workers` actors each take
+    `batch_size` jobs at a time; the run store is read `chunk` jobs per pipeline."""
+
+    address: str | None = None
+    workers: int = 2
+    worker_cpus: float = 0.5
+    batch_size: int = 64
+    chunk: int = 50_000
+
+
+Executor = ExecutorName | RayExecutor
+"""What the API's `executor=` takes: "local", "ray" (a default RayExecutor) or a RayExecutor."""
+
+
+def ray_executor(executor: Executor) -> RayExecutor | None:
+    """The Ray settings of `executor`, or None for the local one."""
+    if isinstance(executor, RayExecutor):
+        return executor
+    return RayExecutor() if executor == "ray" else None
+
+
+def executor_named(name: ExecutorName, address: str | None) -> Executor:
+    """The executor the CLI's `--executor` and `--ray-address` name."""
+    return RayExecutor(address=address) if name == "ray" else "local"
+
+
+def ray_module() -> ModuleType:
+    """The `ray` module; a missing ray is one line naming the extra to install."""
+    try:
+        import ray
+    except ImportError:
+        raise CheckbenchError("the ray executor needs ray: pip install 'checkbench[ray]'") from None
+    return ray
+
+
+def connect(executor: RayExecutor) -> ModuleType:
+    """The `ray` module, joined to the executor's cluster (once per process)."""
+    ray = ray_module()
+    if not ray.is_initialized():
+        try:
+            ray.init(
+                address=executor.address,
+                include_dashboard=False,
+                logging_level=logging.WARNING,
+                log_to_driver=False,
+            )
+        except Exception as exc:  # Ray raises several kinds; each is one line for the user
+            where = executor.address or "$RAY_ADDRESS or this machine"
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise CheckbenchError(f"cannot start or join Ray at {where}: {reason}") from None
+    # the driver's display is checkbench's progress, not Ray Data's (set once ray.data, which
+    # configures its logging on import, is loaded)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
+    return ray

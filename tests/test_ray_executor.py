@@ -1,0 +1,188 @@
+"""The Ray executor: generation and judging as Ray Data pipelines on a real local Ray instance
+store exactly what the local executor stores, skip what a run holds already, and are reached
+from the CLI by --executor ray --ray-address; without ray installed, one line says what to
+install."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checkbench import api
+from tests.conftest import EXAMPLE, ROOT, run_cli
+from tests.endpoint_server import Answer, EndpointServer
+from tests.stub_server import completion
+
+ray = pytest.importorskip("ray")
+
+# small batches and pipelines, so that 48 jobs make several of each
+EXECUTOR = api.RayExecutor(workers=2, batch_size=4, chunk=30)
+
+
+def _digest(*parts: str) -> int:
+    return int(hashlib.sha256("|".join(parts).encode()).hexdigest(), 16)
+
+
+def deterministic(body: dict[str, Any], _headers: dict[str, str]) -> Answer:
+    """Answers that depend on the request only: a candidate's on its model and prompt; a
+    judge's verdicts on the response judged, some yes and some no, and for some responses an
+    unusable reply (a re-ask, then unscored)."""
+    prompt = json.dumps(body["messages"])
+    if "response_format" not in body:
+        return 200, completion(f"{body['model']} answers #{_digest(prompt) % 9973}")
+    schema = body["response_format"].get("json_schema", {}).get("schema") or {}
+    asked = list(itertools.takewhile(lambda m: m["role"] != "assistant", body["messages"]))
+    if _digest(json.dumps(asked)) % 5 == 0:  # re-asks too (they append): left unscored
+        return 200, completion("not json")
+    verdicts = {
+        check: {"reason": f"r{_digest(prompt, check) % 7}", "verdict": "yes"}
+        if _digest(prompt, check) % 2
+        else {"reason": "missing", "verdict": "no"}
+        for check in schema["properties"]
+    }
+    return 200, completion(json.dumps(verdicts))
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[str]:
+    """One local Ray instance for the module; its address for a second process to join."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[EndpointServer]:
+    with EndpointServer(answer=deterministic) as endpoint:
+        yield endpoint
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example's items three times over, each copy asked a little differently (24 items)."""
+    rows = [json.loads(line) for line in EXAMPLE.read_text().splitlines() if line.strip()]
+    path = tmp_path_factory.mktemp("bench") / "bench.jsonl"
+    with path.open("w") as out:
+        for copy in range(3):
+            for row in rows:
+                last = {**row["messages"][-1]}
+                last["content"] += " " * copy
+                messages = [*row["messages"][:-1], last]
+                out.write(json.dumps({**row, "id": f"{row['id']}-{copy}", "messages": messages}))
+                out.write("\n")
+    return path
+
+
+def stored(run: Path) -> dict[str, list[Any]]:
+    """What a run holds, latencies and times aside: responses, verdicts and calls."""
+    with api.RunStore.existing(run) as store:
+        responses = [r.model_dump(exclude={"latency_s"}) for r in store.responses()]
+        verdicts = sorted(
+            (v.item_id, v.model, v.judge, v.check_id, v.passed, v.reason, v.raw)
+            for v in store.verdicts()
+        )
+    db = sqlite3.connect(run / "run.sqlite")
+    try:
+        query = "SELECT key, model, role, status, request, result FROM calls ORDER BY key, status"
+        calls = db.execute(query).fetchall()
+    finally:
+        db.close()
+    return {"responses": responses, "verdicts": verdicts, "calls": calls}
+
+
+def _run(
+    bench: Path, server: EndpointServer, out: Path, executor: api.Executor
+) -> list[api.StageSummary]:
+    candidates = [f"openai:cand-{name}@{server.base_url}" for name in ("a", "b")]
+    summaries, _ = api.run(
+        bench,
+        candidates,
+        f"openai:judge@{server.base_url}",
+        out,
+        executor=executor,
+        protocol="conv-to-bench",
+    )
+    return summaries
+
+
+def test_ray_stores_what_the_local_executor_stores(
+    ray_cluster: str, server: EndpointServer, bench: Path, tmp_path: Path
+) -> None:
+    local = _run(bench, server, tmp_path / "local", "local")
+    on_ray = _run(bench, server, tmp_path / "ray", EXECUTOR)
+    expected = stored(tmp_path / "local")
+    assert len(expected["responses"]) == 48 and len(expected["calls"]) > 96
+    assert {v[4] for v in expected["verdicts"]} == {True, False, None}  # each outcome is seen
+    assert stored(tmp_path / "ray") == expected
+    for ours, theirs in zip(on_ray, local, strict=True):
+        assert (ours.stage, ours.total, ours.called, ours.errors, ours.unscored) == (
+            theirs.stage,
+            theirs.total,
+            theirs.called,
+            theirs.errors,
+            theirs.unscored,
+        )
+    assert api.score(tmp_path / "ray") == api.score(tmp_path / "local")
+
+
+def test_ray_dispatches_only_what_the_run_lacks(
+    ray_cluster: str, server: EndpointServer, bench: Path, tmp_path: Path
+) -> None:
+    lines = bench.read_text().splitlines(keepends=True)
+    repeat = json.dumps({**json.loads(lines[0]), "id": "asked-again"}) + "\n"
+    first, full = tmp_path / "first.jsonl", tmp_path / "full.jsonl"
+    first.write_text("".join(lines[:10]))
+    full.write_text("".join(lines) + repeat)  # one item asks what the first one asked
+    spec = f"openai:cand-a@{server.base_url}"
+    api.generate(first, [spec], tmp_path / "run")  # locally, the first ten items
+    before = len(server.requests)
+    summary = api.generate(full, [spec], tmp_path / "run", executor=EXECUTOR)
+    new = len(lines) - 10
+    assert (summary.already_done, summary.called, summary.cached) == (10, new, 1)
+    assert len(server.requests) - before == new
+    again = api.generate(full, [spec], tmp_path / "run", executor=EXECUTOR)
+    assert (again.already_done, again.called) == (len(lines) + 1, 0)
+    api.generate(full, [spec], tmp_path / "local")
+    assert stored(tmp_path / "run") == stored(tmp_path / "local")
+
+
+def test_cli_joins_the_cluster_named_by_ray_address(
+    ray_cluster: str, server: EndpointServer, bench: Path, tmp_path: Path
+) -> None:
+    # the alias lives in ./checkbench.toml of the command's directory, which workers lack
+    models = f'[models.cand]\nmodel = "cand-a"\nbase_url = "{server.base_url}"\n'
+    (tmp_path / "checkbench.toml").write_text(models)
+    args = ["generate", str(bench), "--model", "cand", "--out"]
+    result = run_cli(*args, "ray", "--executor", "ray", "--ray-address", ray_cluster, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    local = run_cli(*args, "local", cwd=tmp_path)
+    assert local.returncode == 0, local.stderr
+    assert stored(tmp_path / "ray") == stored(tmp_path / "local")
+    assert len(stored(tmp_path / "ray")["responses"]) == 24
+
+
+def test_ray_executor_without_ray_names_the_extra(tmp_path: Path) -> None:
+    blocked = "import sys; sys.modules['ray'] = None; from checkbench.cli import main; main()"
+    out = tmp_path / "run"
+    result = subprocess.run(
+        [sys.executable, "-c", blocked, "generate", str(EXAMPLE), "--out", str(out)]
+        + ["--executor", "ray"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == "error: the ray executor needs ray: pip install 'checkbench[ray]'\n"
+    assert not out.exists()

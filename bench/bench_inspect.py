@@ -1,0 +1,352 @@
+"""checkbench vs. inspect_ai on the same items against the same instant server, side by side.
+
+Both make 2 calls per item (generate, then one judge call grading every check) against one
+instant OpenAI-compatible server in another process, at the same concurrency:
+
+- checkbench: `checkbench run` with an `openai:instant@URL` candidate and judge;
+- inspect_ai: bench/inspect_task.py (generate, then `model_graded_qa`) in the inspect venv
+  (bench/setup_inspect.sh), with its defaults and with sample logging off.
+
+Each client is one fresh subprocess (start-up included, after one unmeasured warm-up run
+each). Printed per client: items/s, CPU ms per item of its process tree (getrusage
+RUSAGE_CHILDREN around it), peak RSS (wait4), bytes per item left in its output directories
+and written to storage (/proc/PID/io), and calls per item as the server counted them; then
+ratios. The machine is shared, so compare the ratios of one run, not figures across runs.
+
+    python bench/bench_inspect.py [--items 2000] [--checks 4] [--concurrency 32]
+
+The server answers a JSON-schema request with an instance of the schema (checkbench's judge)
+and a grading prompt with `GRADE: C` (inspect's grader), so neither side re-asks; every other
+request gets bench/instant_server.py's answer (with the `total_tokens` inspect requires).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from instant_server import ANSWER
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+DEFAULT_VENV = Path.home() / ".cache" / "checkbench" / "inspect-venv"
+TASK_FILE = "inspect_task.py"
+"""Copied into the working directory: inspect takes a task file's path relative to it."""
+INSPECT_VARIANTS = {
+    "defaults": [],
+    "no-samples": ["--no-log-samples"],
+    "no-samples-realtime": ["--no-log-samples", "--no-log-realtime"],
+}
+WARM_ITEMS = 20
+_served = [0]
+
+
+# -- the server -------------------------------------------------------------------------------
+def _instance(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
+    """The smallest value this JSON schema accepts (first enum value, every property)."""
+    if "$ref" in schema:
+        return _instance(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if schema.get(key):
+            return _instance(schema[key][0], defs)
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type")
+    kind = kind[0] if isinstance(kind, list) else kind
+    if kind == "object":
+        return {k: _instance(v, defs) for k, v in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [_instance(schema.get("items", {}), defs) for _ in range(schema.get("minItems", 0))]
+    if kind == "string":
+        return "ok".ljust(schema.get("minLength", 0), "k")
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    return True if kind == "boolean" else None
+
+
+def _reply(payload: dict[str, Any], content: str) -> web.Response:
+    """instant_server's reply, with the `total_tokens` that inspect_ai requires in usage."""
+    message = {"role": "assistant", "content": content}
+    prompt = sum(len(str(m.get("content", ""))) for m in payload.get("messages", [])) // 4 + 1
+    return web.json_response(
+        {
+            "id": "instant",
+            "object": "chat.completion",
+            "model": payload.get("model", "instant"),
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": 4, "total_tokens": prompt + 4},
+        }
+    )
+
+
+async def _judge_aware(request: web.Request) -> web.Response:
+    _served[0] += 1
+    payload = await request.json()
+    fmt = payload.get("response_format") or {}
+    schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
+    if schema:
+        return _reply(payload, json.dumps(_instance(schema, schema.get("$defs", {}))))
+    last = str((payload.get("messages") or [{}])[-1].get("content", ""))
+    return _reply(payload, f"{ANSWER}\n\nGRADE: C" if "GRADE:" in last else ANSWER)
+
+
+async def _stats(request: web.Request) -> web.Response:
+    return web.json_response({"requests": _served[0]})
+
+
+async def _serve() -> None:
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", _judge_aware)
+    app.router.add_get("/stats", _stats)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0, backlog=1024).start()
+    host, port = runner.addresses[0][:2]
+    print(f"http://{host}:{port}/v1", flush=True)
+    await asyncio.Event().wait()
+
+
+@contextlib.contextmanager
+def _server() -> Iterator[str]:
+    """The server in a child process (its CPU is not the clients'); yields its base URL."""
+    cmd = [sys.executable, __file__, "--serve"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline().strip() if proc.stdout else ""
+        if not line.startswith("http://"):
+            raise SystemExit(f"the instant server did not start (its first line: {line!r})")
+        yield line
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _requests_served(base_url: str) -> int:
+    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/stats", timeout=30) as reply:
+        return int(json.load(reply)["requests"])
+
+
+# -- measuring a client -----------------------------------------------------------------------
+@dataclass
+class Client:
+    """One client's command, environment, output directories and the check of its results."""
+
+    name: str
+    cmd: list[str]
+    env: dict[str, str]
+    outputs: list[Path] = field(default_factory=list)
+
+
+@dataclass
+class Figures:
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    written_bytes: int
+    output_bytes: int
+    calls: int
+
+
+def _dir_bytes(dirs: list[Path]) -> int:
+    return sum(f.stat().st_size for d in dirs if d.exists() for f in d.rglob("*") if f.is_file())
+
+
+def _io_written(pid: int) -> int:
+    """Bytes the exited (not yet reaped) process sent to storage, less cancelled writes."""
+    try:
+        text = Path(f"/proc/{pid}/io").read_text()
+    except OSError:
+        return 0
+    fields = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
+    return int(fields.get("write_bytes", 0)) - int(fields.get("cancelled_write_bytes", 0))
+
+
+def _measure(client: Client, work: Path, base_url: str) -> Figures:
+    """Run one client to completion; a failure is one line naming its kept log, and exit 1."""
+    log = work / f"{client.name}.log"
+    served = _requests_served(base_url)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            client.cmd, env=client.env, cwd=work, stdout=out, stderr=subprocess.STDOUT
+        )
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+        wall = time.perf_counter() - start
+        written = _io_written(proc.pid)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+        last = lines[-1] if lines else "no output"
+        raise SystemExit(f"{client.name} failed (exit {proc.returncode}): {last} (log: {log})")
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    calls = _requests_served(base_url) - served
+    return Figures(wall, cpu, usage.ru_maxrss / 1024, written, _dir_bytes(client.outputs), calls)
+
+
+# -- the clients --------------------------------------------------------------------------------
+def _write_items(path: Path, n: int, checks: int) -> None:
+    with path.open("w") as out:
+        for i in range(n):
+            question = f"Question number {i}: what is {i} + {i}?"
+            checklist = [
+                {"id": f"c{k}", "text": f"check {k}: the sum is right"} for k in range(checks)
+            ]
+            record = {"id": f"q{i}", "messages": [{"role": "user", "content": question}]}
+            out.write(json.dumps(record | {"checklist": checklist}) + "\n")
+
+
+def _checkbench(work: Path, items: Path, base_url: str, concurrency: int, tag: str) -> Client:
+    run = work / f"checkbench-run-{tag}"
+    spec = f"openai:instant@{base_url}"
+    cmd = [sys.executable, "-m", "checkbench", "run", str(items), "--model", spec, "--judge", spec]
+    cmd += ["--out", str(run), "--concurrency", str(concurrency)]
+    env = os.environ | {"PYTHONPATH": str(REPO), "OPENAI_API_KEY": "bench"}
+    return Client(f"checkbench-{tag}", cmd, env, [run])
+
+
+def _inspect(
+    work: Path, venv: Path, items: Path, base_url: str, concurrency: int, variant: str, tag: str
+) -> Client:
+    logs, data = work / f"inspect-logs-{variant}-{tag}", work / f"inspect-data-{variant}-{tag}"
+    cmd = [str(venv / "bin" / "inspect"), "eval", TASK_FILE, "-T", f"items={items}"]
+    cmd += ["--model", "openai-api/instant/instant", "-M", "stream=false", "--display", "none"]
+    cmd += ["--max-connections", str(concurrency), "--log-dir", str(logs)]
+    env = os.environ | {"INSTANT_API_KEY": "bench", "INSTANT_BASE_URL": base_url}
+    env |= {"XDG_DATA_HOME": str(data / "share"), "XDG_CACHE_HOME": str(data / "cache")}
+    return Client(f"inspect-{variant}-{tag}", cmd + INSPECT_VARIANTS[variant], env, [logs, data])
+
+
+def _scored_checkbench(run: Path) -> int:
+    """Items whose every verdict is scored in a checkbench run."""
+    with contextlib.closing(sqlite3.connect(run / "run.sqlite")) as db:
+        query = "SELECT COUNT(DISTINCT item_id) FROM verdicts WHERE passed IS NOT NULL"
+        return int(db.execute(query).fetchone()[0])
+
+
+def _scored_inspect(venv: Path, logs: Path) -> int:
+    """Samples scored in the inspect log (inspect exits 0 even when its eval failed)."""
+    cmd = [str(venv / "bin" / "python"), str(BENCH / TASK_FILE), "--scored", str(logs)]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    return int(out.stdout.strip() or -1) if out.returncode == 0 else -1
+
+
+def _venv_ok(venv: Path) -> bool:
+    python = venv / "bin" / "python"
+    probe = [str(python), "-c", "import inspect_ai, openai"]
+    return python.exists() and subprocess.run(probe, capture_output=True).returncode == 0
+
+
+def _inspect_version(venv: Path) -> str:
+    probe = [str(venv / "bin" / "python"), "-c", "import inspect_ai; print(inspect_ai.__version__)"]
+    return subprocess.run(probe, capture_output=True, text=True).stdout.strip()
+
+
+# -- the run ------------------------------------------------------------------------------------
+def _print(runs: dict[str, Figures], warms: dict[str, Figures], n: int, w: int) -> None:
+    """Whole-run figures, then the marginal ones (run minus warm-up: start-up cancels out)."""
+    head = ("client", "items/s", "CPU ms/item", "marg. it/s", "marg. CPU ms", "peak RSS MB")
+    head += ("out B/item", "disk B/item", "calls/item")
+    print(f"{head[0]:28}" + "".join(f"{h:>13}" for h in head[1:]))
+    for name, f in runs.items():
+        warm = warms[name]
+        marginal_wall = f.wall_s - warm.wall_s
+        marginal = (n - w) / marginal_wall if marginal_wall > 0 else float("nan")
+        row = (n / f.wall_s, f.cpu_s / n * 1e3, marginal, (f.cpu_s - warm.cpu_s) / (n - w) * 1e3)
+        row += (f.peak_rss_mb, f.output_bytes / n, f.written_bytes / n, f.calls / n)
+        print(f"{name:28}" + "".join(f"{v:>13.2f}" if v < 100 else f"{v:>13.0f}" for v in row))
+    base = runs["checkbench"]
+    for name, f in runs.items():
+        if name != "checkbench":
+            print(
+                f"{name} / checkbench: wall time {f.wall_s / base.wall_s:.2f}x, "
+                f"CPU {f.cpu_s / base.cpu_s:.2f}x, "
+                f"peak RSS {f.peak_rss_mb / base.peak_rss_mb:.2f}x, "
+                f"output bytes {f.output_bytes / max(base.output_bytes, 1):.2f}x, "
+                f"disk bytes {f.written_bytes / max(base.written_bytes, 1):.2f}x"
+            )
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--checks", type=int, default=4)
+    parser.add_argument("--concurrency", type=int, default=32)
+    default_venv = Path(os.environ.get("CHECKBENCH_INSPECT_VENV", DEFAULT_VENV))
+    parser.add_argument("--venv", type=Path, default=default_venv)
+    parser.add_argument(
+        "--variants", default=",".join(INSPECT_VARIANTS), help="inspect variants, comma-separated"
+    )
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _args()
+    if args.serve:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_serve())
+        return
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    for v in variants:
+        if v not in INSPECT_VARIANTS:
+            raise SystemExit(
+                f"unknown inspect variant {v!r}: choose from {', '.join(INSPECT_VARIANTS)}"
+            )
+    if not _venv_ok(args.venv):
+        raise SystemExit(
+            f"inspect_ai environment not found at {args.venv}: run bench/setup_inspect.sh"
+        )
+    n, c = args.items, args.concurrency
+    if n <= WARM_ITEMS or c < 1 or args.checks < 1:
+        raise SystemExit(f"--items must exceed {WARM_ITEMS}, --concurrency and --checks be >= 1")
+    work = Path(tempfile.mkdtemp(prefix="bench-inspect-"))
+    shutil.copy(BENCH / TASK_FILE, work / TASK_FILE)
+    items, warm = work / "items.jsonl", work / "warm.jsonl"
+    _write_items(items, n, args.checks)
+    _write_items(warm, WARM_ITEMS, args.checks)
+    figures: dict[str, dict[str, Figures]] = {"warm": {}, "run": {}}
+    with _server() as url:
+        for tag, source, count in (("warm", warm, WARM_ITEMS), ("run", items, n)):
+            client = _checkbench(work, source, url, c, tag)
+            figures[tag]["checkbench"] = _measure(client, work, url)
+            if (scored := _scored_checkbench(client.outputs[0])) != count:
+                raise SystemExit(f"checkbench scored {scored} of {count} items (logs: {work})")
+            for v in variants:
+                client = _inspect(work, args.venv, source, url, c, v, tag)
+                figures[tag][f"inspect {v}"] = _measure(client, work, url)
+                if (scored := _scored_inspect(args.venv, client.outputs[0])) != count:
+                    raise SystemExit(f"inspect {v} scored {scored} of {count} (logs: {work})")
+    shutil.rmtree(work, ignore_errors=True)
+    cmd = f"python bench/bench_inspect.py --items {n} --checks {args.checks} --concurrency {c}"
+    print(f"command: {cmd}")
+    version = _inspect_version(args.venv)
+    print(f"{n} items x {args.checks} checks, concurrency {c} (inspect --max-connections {c})")
+    print(f"inspect_ai {version}; fresh process per client, start-up included")
+    print("the machine is shared (2 cores, others' jobs running): compare the ratios")
+    print(f"marginal: (run - warm-up of {WARM_ITEMS} items), so start-up cancels out")
+    _print(figures["run"], figures["warm"], n, WARM_ITEMS)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,7 +1,28 @@
 """checkbench: checklist-grounded evaluation of LLMs and of their judges.
 
-The public API is small: the data model, the run store, and `checkbench.api` (one function per
-CLI command). Everything else is an implementation module.
+Models answer benchmark items; a judge checks every answer against the item's checklist of
+atomic yes/no requirements; scores (0-100) come with 95% bootstrap intervals. Four research
+protocols in one toolkit: FB-Bench (answering user feedback), Conv-to-Bench (benchmarks from
+conversation logs), IF-RewardBench (judging the judges) and SCAN (capability taxonomies).
+Everything runs on an embedded SmolLM2-135M model (llama.cpp) or any OpenAI-compatible endpoint.
+
+From the shell (`checkbench --help`; the README's tour walks every command):
+
+    checkbench run examples/feedback-mini.jsonl --model local --judge local --out runs/demo
+    checkbench report runs/demo
+
+From Python, `checkbench.api` has one function per command, returning pydantic models:
+
+    from checkbench import api
+    stages, board = api.run("examples/feedback-mini.jsonl", ["local"], "local", "runs/demo")
+    board = api.leaderboard("runs/demo")      # the same scores, read from the run store
+
+The data model is re-exported here: an `Item` holds `Message`s and a checklist of `Check`s
+with its scoring rule and tags; a `Response` is a model's answer (with its `Usage`); a
+`Verdict` is a judge's yes/no/unscored on one check. `RunStore` opens a run directory.
+
+Documentation: README.md (the user's guide), docs/protocols.md (the four protocols, the
+scales, intervals and words every table uses), docs/architecture.md (the package layout).
 """
 
 from checkbench.schema import Check, Item, Message, Response, Usage, Verdict

@@ -69,7 +69,7 @@ def _lines_at_80(*args: str) -> list[str]:
 
 def test_meta_tables_keep_intervals_whole_at_80_columns() -> None:
     lines = _lines_at_80("meta", str(EXAMPLES / "ifrewardbench-mini.json"))
-    assert any("-0.25..1.00" in line for line in lines)
+    assert any("[-0.25, 1.00]" in line for line in lines)
 
 
 def test_human_agreement_table_fits_80_columns(tmp_path: Path) -> None:
@@ -95,8 +95,11 @@ def test_human_agreement_table_fits_80_columns(tmp_path: Path) -> None:
 def test_stage_line_fits_80_columns_and_names_cache_hits_only_when_any() -> None:
     fresh = StageSummary("taxonomy build", 10, 0, 37, 0, 2, 73.3)
     assert stage_line(fresh) == (
-        "[bold]taxonomy build[/]: 10 total, 0 already done, 37 model calls, [red]2 failed[/], 73.3s"
+        "[bold]taxonomy build[/]: 10 total, 0 already done, 37 model calls, 0 failed, "
+        "[yellow]2 unusable[/], 73.3s"
     )
+    dead = StageSummary("generate", 8, 0, 8, 0, 8, 1.0, failed_calls=8)
+    assert "[red]8 failed[/], 1.0s" in stage_line(dead)  # failed calls are not unusable too
     rerun = StageSummary("generate", 8, 2, 6, 6, 0, 0.4)
     assert "6 cached, 0 failed" in stage_line(rerun)
 

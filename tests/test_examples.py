@@ -6,8 +6,8 @@ import csv
 import json
 
 from checkbench.benchmarks import load_items
-from checkbench.convbench.curate import APOLOGY_WINDOW
 from checkbench.convbench.ingest import iter_conversations
+from checkbench.convbench.markers import OPENING_CHARS as APOLOGY_WINDOW
 from checkbench.convbench.rank_agreement import load_reference
 from checkbench.fbbench.dataset import sample_id
 from checkbench.fbbench.judgments import load_fbbench_judgment_dir

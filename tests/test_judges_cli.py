@@ -53,18 +53,18 @@ def test_agreement_with_a_reference_judge_prints_the_worked_figures(tmp_path: Pa
     assert result.returncode == 0, result.stderr
     out = " ".join(result.stdout.split())
     # 20 of 24 checks agree; kappa 2/3; sensitivity 11/12, specificity 9/12.
-    assert "agreement (24 checks, 4 items): agreement 0.833 (" in out
-    assert "kappa 0.667 (" in out and "sensitivity 0.917 (" in out
-    assert "specificity 0.750 (" in out and "unscored 0 by the judge" in out
+    assert "agreement (24 checks, 4 items): agreement 0.833 [" in out
+    assert "kappa 0.667 [" in out and "sensitivity 0.917 [" in out
+    assert "specificity 0.750 [" in out and "unscored 0 by the judge" in out
     # The judge keeps the order (rho = tau = 1); C moves most, by 25 points.
-    assert "Spearman 1.000 (" in out and "Kendall tau_b 1.000 (" in out
-    assert "largest shift 25.00 (" in out and "points (C)" in out
+    assert "Spearman 1.000 [" in out and "Kendall tau_b 1.000 [" in out
+    assert "largest shift 25.00 [" in out and "points (C)" in out
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.split()}
     assert rows["A"][:5] == ["A", "4", "100.00", "87.50", "-12.50"]
     assert rows["C"][:5] == ["C", "4", "0.00", "25.00", "+25.00"]
     assert rows["B"][-3:] == ["2", "->", "2"]
     # The intervals are printed in the notation of the other tables, under each score.
-    assert "62.5-100.0" in result.stdout
+    assert "[62.5, 100.0]" in result.stdout
     assert _records(run_dir)[REFERENCE_RECORD]["cheap"]["reference"] == "ref"
 
 

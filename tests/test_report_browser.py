@@ -122,7 +122,7 @@ def test_leaderboard_shows_the_numbers_of_leaderboard_json(page: Page, run: Expe
             cell = line.locator(f"td[data-col={key}]")
             low, high = row[f"{key}_ci"]
             assert cell.locator(".score").inner_text() == f"{row[key]:.2f}"
-            assert cell.locator(".ci").inner_text() == f"{low:.2f} – {high:.2f}"
+            assert cell.locator(".ci").inner_text() == f"[{low:.1f}, {high:.1f}]"
         numbers = line.locator("td.num").all_inner_texts()
         assert numbers[-2:] == [str(row["n"]), str(row["unscored"])]
     assert page.locator("[data-chart=scatter] circle").count() == 3

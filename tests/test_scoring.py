@@ -259,8 +259,9 @@ def test_stored_scores_reproduce_the_files_and_mismatches_are_reported(published
 
 def test_headline_intervals_are_stratified_by_task_group(published: Path) -> None:
     row = next(row for row in board(published).rows if row.model == "model-a")
-    # Only EC Coding (0.5, 1.0) varies: EC draws are (c + 0.25 + 0) / 3, c in {0.5, 0.75, 1}.
-    assert row.error_correction_ci == (25.0, 41.67)
+    # EC Coding (0.5, 1.0) resamples within itself, c in {0.5, 0.75, 1}; the one-item groups
+    # (0.25 and 0) are pooled, p in {0, 0.25, 0.5} for their sum: EC draws are (c + p) / 3.
+    assert row.error_correction_ci == (16.67, 50.0)
     # RM draws are (c + 1) / 2 with c in {0, 0.5, 1}.
     assert row.response_maintenance_ci == (50.0, 100.0)
     assert row.overall_ci is not None
@@ -293,8 +294,8 @@ def test_breakdown_cells_are_means_of_task_means(published: Path) -> None:
     # where the pooled mean of the three samples would be 83.33.
     assert scores(zero["feedback_type"]["all"])["Simple Questioning"] == (87.5, 3, 0)
     assert scores(zero["task"]["all"])["Coding"] == (62.5, 4, 0)  # (EC 0.75 + RM 0.5) / 2
-    assert zero["task"]["RM"]["Text Creation"].ci == (100.0, 100.0)
-    # Resampled within each task: EC Coding draws 0.5, 0.75 or 1, RM Text Creation stays 1.
+    assert zero["task"]["RM"]["Text Creation"].ci is None  # one item: n too small
+    # EC Coding draws 0.5, 0.75 or 1; RM Text Creation, the only one-item group, stays 1.
     assert zero["feedback_type"]["all"]["Simple Questioning"].ci == (75.0, 100.0)
 
     exclude = board(published, policy="exclude").breakdowns["model-a"]
@@ -308,7 +309,7 @@ def test_rows_dump_with_stable_key_names(published: Path) -> None:
     assert {"model", "error_correction", "response_maintenance", "overall", "n", "unscored"} <= set(
         dumped
     )
-    assert dumped["error_correction_ci"] == [25.0, 41.67]
+    assert dumped["error_correction_ci"] == [16.67, 50.0]
     assert dumped["overall"] == 50.0
 
 

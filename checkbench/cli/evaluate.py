@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from checkbench import api
 from checkbench.cli import Group, app
@@ -17,12 +19,14 @@ from checkbench.cli.options import (
     DEFAULT_OPTIONS,
     AsJson,
     CalibrationName,
+    ExecutorChoice,
     Format,
     JudgeId,
     JudgeLanguage,
     JudgeMode,
     JudgeModel,
     Models,
+    RayAddress,
     Unscored,
     with_model_options,
 )
@@ -32,15 +36,17 @@ from checkbench.cli.render import (
     print_breakdowns,
     print_leaderboard,
     print_stages,
+    report_hint,
 )
 from checkbench.cli.score import print_scores
+from checkbench.distributed import executor_named
 from checkbench.fbbench.scoring import FBBenchLeaderboard
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
+from checkbench.store import RunStore
 
 import_app = typer.Typer(cls=Group, help="Bring existing results into a run.", no_args_is_help=True)
 app.add_typer(import_app, name="import")
-
 
 
 TABLE_FACETS = ("task", "feedback_type", "deficiency")
@@ -63,13 +69,20 @@ def judge(
     judge_model: JudgeModel = DEFAULT_MODEL,
     judge_mode: JudgeMode = "text",
     language: JudgeLanguage = "auto",
+    executor: ExecutorChoice = "local",
+    ray_address: RayAddress = None,
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Judge every response of a run against its item's checklist."""
     settings = api.JudgeSettings(mode=judge_mode, language=language)
     with RichProgress() as progress:
         summary = api.judge(
-            run_dir, judge_model, settings=settings, options=options, progress=progress
+            run_dir,
+            judge_model,
+            settings=settings,
+            options=options,
+            progress=progress,
+            executor=executor_named(executor, ray_address),
         )
     print_stages(run_dir, [summary])
 
@@ -119,6 +132,8 @@ def run(
             "and task tags)."
         ),
     ] = "auto",
+    executor: ExecutorChoice = "local",
+    ray_address: RayAddress = None,
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Generate, judge and score in one go, by the benchmark's protocol."""
@@ -135,19 +150,32 @@ def run(
             progress=progress,
             policy=unscored_policy,
             protocol=protocol,
+            executor=executor_named(executor, ray_address),
         )
     print_stages(out, summaries, failures=True)
     if isinstance(board, api.BenchScores):
         console.print("Scored by the Conv-to-Bench protocol (mean of each item's checks).")
         print_scores(board, None)
-        console.print(f"Run stored in [bold]{out}[/]; `checkbench score {out} --json` for JSON.")
+        print_next_steps(out, "score", board.judge)
     else:
         console.print("Scored by the FB-Bench protocol.")
         _show(board, False, True)
-        console.print(
-            f"Run stored in [bold]{out}[/]; `checkbench leaderboard {out} --json` for JSON."
-        )
+        print_next_steps(out, "leaderboard", board.judge)
     exit_if_all_failed(summaries)
+
+
+def print_next_steps(out: Path, command: str, judge: str | None) -> None:
+    """Where the run is, and the commands that show it again as JSON and as a report; the
+    judge is named when the run holds several, as the command then needs it."""
+    with RunStore.existing(out) as store:
+        several = len(store.judges()) > 1
+    pick = f" --judge-id {shlex.quote(judge)}" if several and judge else ""
+    json_command = f"checkbench {command} {shlex.quote(str(out))}{pick} --json"
+    console.print(
+        f"Run stored in [bold]{escape(str(out))}[/]. JSON: [bold]{escape(json_command)}[/]; "
+        + report_hint(out),
+        highlight=False,
+    )
 
 
 @import_app.command("fb-bench-judgments")

@@ -1,7 +1,7 @@
 """Terminal output for judges against a reference judge, and for a calibration's report.
 
-Scores (0-100) print as render.score_cell does (the interval dimmed below, low-high); signed
-statistics (kappa, correlations, shifts) as meta_render.stat does (low..high)."""
+Every statistic prints in the one notation of stats.notation: scores (0-100) and shifts with
+2 decimals, rates and correlations with 3."""
 
 from __future__ import annotations
 
@@ -9,34 +9,26 @@ from rich import box
 from rich.table import Table
 
 from checkbench.cli.meta_render import stat
-from checkbench.cli.render import console, score_cell
+from checkbench.cli.render import console, estimate_cell, estimate_inline
 from checkbench.judges.calibration import CalibrationReport
 from checkbench.judges.reference import ModelShift, ReferenceAgreement
 from checkbench.stats.estimate import Stat
+from checkbench.stats.notation import RATE_DIGITS, SCORE_DIGITS
 
 
-def inline(value: Stat | None, digits: int = 3) -> str:
-    """A statistic and its interval on one line: 0.833 (0.71..0.95); "-" where undefined."""
-    if value is None or value.value is None:
-        return "-"
-    text = f"{value.value:.{digits}f}"
-    if value.low is not None and value.high is not None:
-        text += f" ({value.low:.{max(digits - 1, 1)}f}..{value.high:.{max(digits - 1, 1)}f})"
-    return text
+def inline(value: Stat | None, digits: int = RATE_DIGITS) -> str:
+    """A statistic and its interval on one line: 0.833 [0.71, 0.95]; "-" where undefined."""
+    if value is None:
+        return estimate_inline(None, None, None)
+    return estimate_inline(value.value, value.low, value.high, digits)
 
 
 def _score(value: Stat) -> str:
-    ci = (value.low, value.high) if value.low is not None and value.high is not None else None
-    return score_cell(value.value, ci)
+    return estimate_cell(value.value, value.low, value.high)
 
 
 def _shift(value: Stat) -> str:
-    if value.value is None:
-        return "-"
-    text = f"{value.value:+.2f}"
-    if value.low is not None and value.high is not None:
-        text += f"\n[dim]{value.low:+.1f}..{value.high:+.1f}[/]"
-    return text
+    return estimate_cell(value.value, value.low, value.high, signed=True)
 
 
 def _rank(rank: float) -> str:
@@ -61,7 +53,7 @@ def ranking_line(result: ReferenceAgreement) -> str:
     """What replacing the reference by the judge does to the model ranking."""
     r = result.ranking
     policy = "count as 0" if r.policy == "zero" else "left out"
-    largest = inline(r.max_abs_shift, 2)
+    largest = inline(r.max_abs_shift, SCORE_DIGITS)
     model = f" ({r.max_shift_model})" if r.max_shift_model else ""
     models = f"{len(r.models)} model" + ("" if len(r.models) == 1 else "s")
     return (
@@ -134,7 +126,7 @@ def _before_after(report: CalibrationReport) -> Table:
         "unscored": lambda r: str(r.agreement.unscored),
         "Spearman": lambda r: stat(r.ranking.spearman),
         "Kendall tau_b": lambda r: stat(r.ranking.kendall_tau_b),
-        "largest shift": lambda r: stat(r.ranking.max_abs_shift),
+        "largest shift (points)": lambda r: _score(r.ranking.max_abs_shift),
         "largest shift model": lambda r: r.ranking.max_shift_model or "-",
     }
     for label, cell in rows.items():

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+from rich.markup import escape
 from typer import _click
 
 from checkbench import api
@@ -29,7 +30,7 @@ from checkbench.cli.options import (
     Unscored,
     with_model_options,
 )
-from checkbench.cli.render import console, print_stages
+from checkbench.cli.render import console, print_stages, report_hint
 from checkbench.ifrewardbench.critiques import MissingVerdicts
 from checkbench.ifrewardbench.edges import NoEdges
 from checkbench.ifrewardbench.pairwise import Method
@@ -139,7 +140,11 @@ def meta(
         print_meta_report(result.report, f"{TITLE}: judge {result.judge}")
     else:
         print_judge_leaderboard(run.results)
-    console.print(f"Run stored in [bold]{run.run_dir}[/]; rerun the command to resume.")
+    console.print(
+        f"Run stored in [bold]{escape(str(run.run_dir))}[/] (rerun the command to resume); "
+        + report_hint(run.run_dir),
+        highlight=False,
+    )
 
 
 @app.command()

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from rich import box
 from rich.table import Table
 
-from checkbench.cli.render import console
+from checkbench.cli.render import console, estimate_cell
 from checkbench.ifrewardbench.edges import RankingMetrics
 from checkbench.ifrewardbench.metrics import GroupMetrics, MetaReport
 from checkbench.ifrewardbench.pairwise import PairwiseReport
@@ -16,6 +16,7 @@ from checkbench.ifrewardbench.run import JudgeResult
 from checkbench.judges.human import JudgeAgreement
 from checkbench.stats.agreement import Agreement
 from checkbench.stats.estimate import Stat
+from checkbench.stats.notation import RATE_DIGITS, UNDEFINED, value_text
 
 _HEADLINE = ("positive_f1", "negative_f1", "accuracy", "kendall_tau_b")
 _TITLES = {
@@ -33,16 +34,17 @@ _TITLES = {
 
 
 def stat(value: Stat | None, interval: bool = True) -> str:
-    """A statistic, with its interval dimmed on a second line; "-" where undefined."""
-    if value is None or value.value is None:
-        return "-"
-    if not interval or value.low is None or value.high is None:
-        return f"{value.value:.3f}"
-    return f"{value.value:.3f}\n[dim]{value.low:.2f}..{value.high:.2f}[/]"
+    """A rate (0-1) or correlation, with its interval dimmed on a second line (stats.notation);
+    "-" where undefined."""
+    if value is None:
+        return UNDEFINED
+    if not interval:
+        return value_text(value.value, RATE_DIGITS)
+    return estimate_cell(value.value, value.low, value.high, RATE_DIGITS)
 
 
 def _rate(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return value_text(value, RATE_DIGITS)
 
 
 def _table(title: str, first: str, columns: Sequence[str], caption: str | None = None) -> Table:
@@ -71,14 +73,17 @@ def _groups(title: str, groups: Mapping[str, GroupMetrics], overall: GroupMetric
 
 
 def _pooled(title: str, classes: Mapping[str, Agreement]) -> None:
-    """Label-pooled metrics per constraint class."""
+    """Label-pooled metrics per constraint class; the unscored column only when any is."""
     if not classes:
         return
     metrics = ("positive_f1", "negative_f1", "mcc", "agreement")
-    table = _table(title, "class", ["labels", *(_TITLES[m] for m in metrics), "unscored"])
+    unscored = any(agree.unscored for agree in classes.values())
+    counts = ["labels", "unscored"] if unscored else ["labels"]
+    table = _table(title, "class", [*counts, *(_TITLES[m] for m in metrics)])
     for name, agree in classes.items():
         cells = [stat(getattr(agree, m)) for m in metrics]
-        table.add_row(name, str(agree.n), *cells, str(agree.unscored))
+        shown = [str(agree.n), str(agree.unscored)] if unscored else [str(agree.n)]
+        table.add_row(name, *shown, *cells)
     console.print(table)
 
 

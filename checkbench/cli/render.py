@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from pathlib import Path
 
@@ -13,6 +14,14 @@ from rich.table import Table
 from rich.text import Text
 
 from checkbench.fbbench.scoring import EC, RM, FBBenchLeaderboard
+from checkbench.stats.notation import (
+    SCORE_DIGITS,
+    UNDEFINED,
+    estimate_text,
+    interval_text,
+    value_text,
+)
+from checkbench.steps.caller import LIMITS_META
 from checkbench.steps.stage import StageSummary
 from checkbench.store import RunStore
 
@@ -20,7 +29,8 @@ console = Console()
 
 
 def stage_line(summary: StageSummary) -> str:
-    """What a stage did, in one short line (cache hits shown when there are any)."""
+    """What a stage did, in one short line (cache hits shown when there are any): calls that
+    failed, and (when any) work whose answer was unusable, i.e. came back but unreadable."""
     parts = [
         f"{summary.total} total",
         f"{summary.already_done} already done",
@@ -28,7 +38,11 @@ def stage_line(summary: StageSummary) -> str:
     ]
     if summary.cached:
         parts.append(f"{summary.cached} cached")
-    parts.append(f"[red]{summary.errors} failed[/]" if summary.errors else "0 failed")
+    failed = summary.failed_calls
+    parts.append(f"[red]{failed} failed[/]" if failed else "0 failed")
+    unusable = summary.errors - failed
+    if unusable > 0:
+        parts.append(f"[yellow]{unusable} unusable[/]")
     return f"[bold]{summary.stage}[/]: {', '.join(parts)}, {summary.duration_s:.1f}s"
 
 
@@ -56,6 +70,12 @@ def print_stages(run_dir: Path, summaries: list[StageSummary], *, failures: bool
         print_usage(store)
 
 
+def report_hint(run_dir: Path) -> str:
+    """The command that writes the run's report, and the file it writes (markup)."""
+    command = f"checkbench report {shlex.quote(str(run_dir))}"
+    return f"report: [bold]{escape(command)}[/] writes {escape(str(run_dir / 'report.html'))}"
+
+
 def exit_if_all_failed(summaries: list[StageSummary]) -> None:
     """Exit with code 1 when a stage failed on everything it tried: results are recorded, but a
     script should not take the run for a success."""
@@ -68,7 +88,7 @@ def exit_if_all_failed(summaries: list[StageSummary]) -> None:
 
 def print_failed_responses(store: RunStore, shown: int = 3) -> None:
     """Why answers failed: the most frequent error messages with their counts."""
-    errors = Counter(r.error for r in store.responses() if r.error is not None)
+    errors = Counter(store.response_errors())
     for error, count in errors.most_common(shown):
         console.print(f"[red]{count} failed:[/] {escape(error)}", highlight=False)
     if len(errors) > shown:
@@ -79,7 +99,8 @@ def usage_table(store: RunStore) -> Table:
     """Calls, retries, timeouts, failures, tokens and time per model and role: a model's name
     heads its rows, so long names fit an 80-column terminal."""
     table = Table(
-        title="Model calls (in/out: tokens; retry: attempts repeated; t/o: timed out)",
+        title="Model calls (in/out: tokens; retry: attempts repeated; t/o: timed out; limit: "
+        "calls at once the endpoint's adaptive limit settled on)",
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,
@@ -88,11 +109,13 @@ def usage_table(store: RunStore) -> Table:
     table.add_column("model / role", overflow="fold")
     for column in ("calls", "retry", "t/o", "failed", "in", "out", "time s"):
         table.add_column(column, justify="right")
+    limits = store.get_meta(LIMITS_META, {})
     model = None
     for row in sorted(store.usage(), key=lambda row: (row.model, row.role)):
         if row.model != model:
             model = row.model
-            table.add_row(Text(model, style="bold"))
+            limit = f"  limit {limits[model]}" if model in limits else ""
+            table.add_row(Text.assemble((model, "bold"), (limit, "dim")))
         table.add_row(
             Text(f"  {row.role}"),
             str(row.calls),
@@ -111,36 +134,83 @@ def print_usage(store: RunStore) -> None:
     console.print(usage_table(store))
 
 
+def estimate_cell(
+    value: float | None,
+    low: float | None,
+    high: float | None,
+    digits: int = SCORE_DIGITS,
+    *,
+    signed: bool = False,
+) -> str:
+    """A statistic in the one notation (stats.notation) for a table cell: the value, and its
+    interval dimmed on a second line."""
+    shown = value_text(value, digits, signed=signed)
+    if shown == UNDEFINED:
+        return shown
+    return f"{shown}\n[dim]{escape(interval_text(low, high, digits, signed=signed))}[/]"
+
+
+def estimate_inline(
+    value: float | None, low: float | None, high: float | None, digits: int = SCORE_DIGITS
+) -> str:
+    """A statistic in the one notation, on one line of text (markup-safe)."""
+    return escape(estimate_text(value, low, high, digits))
+
+
 def score_cell(score: float | None, ci: tuple[float, float] | None) -> str:
-    """A score, with its interval on a second, dimmed line."""
-    if score is None:
-        return "-"
-    return f"{score:.2f}\n[dim]{ci[0]:.1f}-{ci[1]:.1f}[/]" if ci else f"{score:.2f}"
+    """A score (0-100) with its interval, for a table cell."""
+    low, high = ci or (None, None)
+    return estimate_cell(score, low, high)
 
 
-def _leaderboard_caption(board: FBBenchLeaderboard) -> str:
-    """What the scores count: unscored items, checks without a judgment entry, and whether
-    imported files' stored scores agree with the verdicts."""
-    parts = [
-        "EC = error correction, RM = response maintenance; unscored items "
+def _one_item_groups(board: FBBenchLeaderboard) -> tuple[int, int]:
+    """(groups of one item, groups) among the (scenario, task) groups of the model with the
+    most one-item groups."""
+    counts = []
+    for cells in board.breakdowns.values():
+        tasks = cells.get("task", {})
+        sizes = [cell.n for name in (EC, RM) for cell in tasks.get(name, {}).values()]
+        counts.append((sum(size == 1 for size in sizes), len(sizes)))
+    return max(counts, default=(0, 0))
+
+
+def _leaderboard_notes(board: FBBenchLeaderboard) -> list[str]:
+    """What the scores count, one line each: the scale, unscored items, one-item groups, checks
+    without a judgment entry, and whether imported files' stored scores agree with the verdicts."""
+    notes = [
+        "scores 0-100; EC = error correction, RM = response maintenance; unscored items "
         + ("count as 0" if board.policy == "zero" else "are left out")
     ]
+    single, groups = _one_item_groups(board)
+    if single:
+        notes.append(
+            f"{single} of {groups} (scenario, task) groups hold one item: the intervals "
+            "resample those items across their groups"
+        )
     unjudged = sum(row.unjudged_checks for row in board.rows)
     if unjudged:
         checks = f"{unjudged} check{'' if unjudged == 1 else 's'} without a judgment entry"
-        parts.append(f"{checks} counted as not met (as published)")
+        notes.append(f"{checks} counted as not met (as published)")
     if board.score_mismatches is not None:
-        parts.append(f"stored scores differ from the verdicts' on {board.score_mismatches} records")
-    return "; ".join(parts)
+        notes.append(f"stored scores differ from the verdicts' on {board.score_mismatches} records")
+    return notes
 
 
 def print_leaderboard(board: FBBenchLeaderboard) -> None:
     """The FB-Bench leaderboard: headline scores with 95% intervals, n and unscored counts."""
     title = f"FB-Bench leaderboard, 95% bootstrap intervals (judge: {board.judge})"
-    table = Table(title=title, caption=_leaderboard_caption(board))
+    table = Table(
+        title=title,
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+    )
     table.add_column("#", justify="right")
     table.add_column("model", overflow="fold")
-    for column in ("EC", "RM", "overall", "n", "unscored"):
+    for column in ("EC", "RM", "overall"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for column in ("n", "unscored"):
         table.add_column(column, justify="right")
     for rank, row in enumerate(board.rows, start=1):
         table.add_row(
@@ -153,6 +223,8 @@ def print_leaderboard(board: FBBenchLeaderboard) -> None:
             f"[red]{row.unscored}[/]" if row.unscored else "0",
         )
     console.print(table)
+    for note in _leaderboard_notes(board):
+        console.print(f"[dim]{escape(note)}[/]", highlight=False)
 
 
 def _shown_slices(board: FBBenchLeaderboard, facet: str) -> list[str]:
@@ -177,7 +249,7 @@ def print_breakdowns(board: FBBenchLeaderboard, facets: tuple[str, ...]) -> None
                 table.add_column(model, justify="right")
             for value in values:
                 row = [
-                    f"{score_cell(cell.score, None)} [dim]n={cell.n}[/]" if cell else "-"
+                    f"{value_text(cell.score)} [dim]n={cell.n}[/]" if cell else UNDEFINED
                     for cell in (column.get(value) for column in columns)
                 ]
                 table.add_row(value, *row)

@@ -17,8 +17,9 @@ Prices = Annotated[
     list[str] | None,
     typer.Option(
         "--price",
-        help="MODEL=INPUT,OUTPUT: USD per million prompt and completion tokens, e.g. "
-        "openai:gpt-4o=2.5,10; repeat per model.",
+        help="MODEL=INPUT,OUTPUT[,BATCH_DISCOUNT]: USD per million prompt and completion "
+        "tokens, e.g. openai:gpt-4o=2.5,10; batched calls cost half, or 1 - BATCH_DISCOUNT; "
+        "repeat per model.",
     ),
 ]
 TaxonomyFile = Annotated[

@@ -12,18 +12,14 @@ from checkbench import api
 from checkbench.cli import app
 from checkbench.cli.judges import calibrated_judge
 from checkbench.cli.options import AsJson, CalibrationName, JudgeId, Unscored
-from checkbench.cli.render import console
+from checkbench.cli.render import console, estimate_inline, score_cell
 from checkbench.convbench.scoring import BenchScores, CheckMode
 from checkbench.stats.estimate import Stat
-
-
-def _interval(low: float | None, high: float | None) -> str:
-    return f"{low:.3f} to {high:.3f}" if low is not None and high is not None else "-"
+from checkbench.stats.notation import RATE_DIGITS
 
 
 def _stat(stat: Stat) -> str:
-    value = "undefined" if stat.value is None else f"{stat.value:.3f}"
-    return f"{value} (95% interval {_interval(stat.low, stat.high)})"
+    return estimate_inline(stat.value, stat.low, stat.high, RATE_DIGITS)
 
 
 def print_scores(scores: BenchScores, reference: Path | None) -> None:
@@ -37,14 +33,13 @@ def print_scores(scores: BenchScores, reference: Path | None) -> None:
     )
     table.add_column("#", justify="right")
     table.add_column("model", overflow="fold")
-    for column in ("score", "95% interval", "n", "unscored"):
+    for column in ("score", "n", "unscored"):
         table.add_column(column, justify="right")
     for rank, row in enumerate(scores.models, start=1):
         table.add_row(
             str(rank),
             row.model,
-            "-" if row.score is None else f"{row.score:.2f}",
-            f"{row.ci[0]:.2f} to {row.ci[1]:.2f}" if row.ci else "-",
+            score_cell(row.score, row.ci),
             str(row.n),
             f"[red]{row.unscored}[/]" if row.unscored else "0",
         )

@@ -40,6 +40,8 @@ PairScope = Literal["all", "edges"]
 RUN_SUFFIX = ".meta"
 REPORT_RECORD = "meta_report"
 """Record kind of each judge's MetaReport in the run store, keyed by the judge's `model`."""
+META_RUN = "meta_evaluation"
+"""Run meta key set in a meta run: its responses are the benchmark's, not models under test."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,7 @@ def prepare_meta_run(store: RunStore, records: Sequence[MetaRecord], source: str
             if (c.item_id, c.model) not in stored:
                 store.put_response(c)
     store.set_meta_default("benchmark", str(source))
+    store.set_meta(META_RUN, True)
 
 
 def _pair_jobs(records: Sequence[MetaRecord], scope: PairScope) -> list[PairJob]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,7 +22,7 @@ def _usage(run: RunData) -> list[dict[str, Any]]:
                 "prompt_tokens": row.prompt_tokens,
                 "completion_tokens": row.completion_tokens,
                 "time_s": round(row.latency_s, 3),
-                "cost": price.cost(row.prompt_tokens, row.completion_tokens) if price else None,
+                "cost": price.billed(row) if price else None,
             }
         )
     return rows
@@ -35,15 +34,15 @@ def _judges(run: RunData) -> list[dict[str, Any]]:
     recorded = run.store.get_meta("judges", {})
     judges = []
     for judge in run.judges:
-        verdicts = run.verdicts[judge]
+        verdicts, unscored = run.verdict_counts[judge]
         info = recorded.get(judge, {})
         judges.append(
             {
                 "name": judge,
                 "mode": info.get("mode"),
                 "prompts": info.get("prompts", []),
-                "verdicts": len(verdicts),
-                "unscored_verdicts": sum(v.passed is None for v in verdicts),
+                "verdicts": verdicts,
+                "unscored_verdicts": unscored,
                 "unscored_items": {
                     model: sum(score is None for score in scores.values())
                     for model, scores in run.scores[judge].items()
@@ -55,11 +54,7 @@ def _judges(run: RunData) -> list[dict[str, Any]]:
 
 def run_facts(run: RunData) -> dict[str, Any]:
     """Models, judges, prompt versions, usage and cost per role, and what went unanswered."""
-    answered: Counter[str] = Counter()
-    errors: dict[str, int] = defaultdict(int)
-    for response in run.responses:
-        answered[response.model] += 1
-        errors[response.model] += response.error is not None
+    counts = run.response_counts
     usage = _usage(run)
     used = {row["model"] for row in usage}
     return {
@@ -69,8 +64,10 @@ def run_facts(run: RunData) -> dict[str, Any]:
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "policy": run.options.policy,
         "items": len(run.items),
-        "checks": sum(len(item.checklist) for item in run.items),
-        "models": [{"name": m, "responses": answered[m], "errors": errors[m]} for m in run.models],
+        "checks": sum(len(item.checks) for item in run.items),
+        "models": [
+            {"name": m, "responses": counts[m][0], "errors": counts[m][1]} for m in run.models
+        ],
         "judges": _judges(run),
         "usage": usage,
         "prices": {m: [p.input, p.output] for m, p in run.options.prices.items()},

@@ -1,8 +1,8 @@
 """The leaderboard section: one board per judge, with 95% intervals and breakdowns.
 
 FB-Bench runs (every item tagged with one scenario, EC or RM, and one task) get exactly the
-numbers of `checkbench leaderboard --json`: the same `fbbench_leaderboard` over the data
-the report already holds, its breakdown cells macro means over task groups. Other runs get the
+numbers of `checkbench leaderboard --json`: the same `store_leaderboard` over the run's
+store, its breakdown cells macro means over task groups. Other runs get the
 mean item score per model with its interval, broken down by each tag facet (pooled means over
 the items). Either way breakdowns are model -> facet -> slice ("EC", "RM", "all") -> value ->
 {score, ci, n, unscored}; other runs have the "all" slice only.
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from checkbench.fbbench.scoring import fbbench_leaderboard, is_fbbench_run
+from checkbench.fbbench.scoring import is_fbbench_run, store_leaderboard
+from checkbench.ifrewardbench.run import META_RUN
 from checkbench.report.run import RunData
 from checkbench.schema import Item
 from checkbench.scoring import facet_breakdown, summarize
@@ -30,9 +31,7 @@ SKIPPED_FACETS = {"taxonomy"}
 
 
 def _fbbench_board(run: RunData, judge: str) -> dict[str, Any]:
-    board = fbbench_leaderboard(
-        run.items, run.responses, run.verdicts[judge], policy=run.options.policy
-    ).model_dump(mode="json")
+    board = store_leaderboard(run.store, judge, policy=run.options.policy).model_dump(mode="json")
     return {
         "judge": judge,
         "kind": "fb-bench",
@@ -92,6 +91,10 @@ def _mean_board(run: RunData, judge: str) -> dict[str, Any]:
 
 
 def leaderboards(run: RunData) -> list[dict[str, Any]]:
-    """One leaderboard per judge (none before anything is judged)."""
+    """One leaderboard per judge; none before anything is judged, and none in a judge
+    meta-evaluation (`checkbench meta --judge`), whose responses are the benchmark's, not
+    models under test: there the judges are ranked (the meta section)."""
+    if run.store.get_meta(META_RUN, False):
+        return []
     board = _fbbench_board if is_fbbench_run(run.items) else _mean_board
     return [board(run, judge) for judge in run.judges]

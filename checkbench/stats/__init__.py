@@ -1,4 +1,10 @@
-"""Point estimates with seeded bootstrap intervals."""
+"""Point estimates with seeded bootstrap intervals.
+
+An interval needs at least two items to resample: with fewer, `low` and `high` are NaN
+("n too small"), never a zero-width interval that pretends certainty. The stratified (macro)
+bootstrap resamples within each stratum; a stratum of one item cannot be resampled within, so
+the one-item strata are pooled and resampled across each other (docs/protocols.md, section 0).
+"""
 
 from __future__ import annotations
 
@@ -19,6 +25,11 @@ class Estimate:
     low: float
     high: float
     n: int
+
+    @property
+    def has_interval(self) -> bool:
+        """False when there were too few items to resample (low and high are NaN)."""
+        return not np.isnan(self.low)
 
     def scaled(self, factor: float) -> Estimate:
         """The same estimate on another scale (e.g. x100)."""
@@ -45,6 +56,9 @@ def _group_mean_draws(values: np.ndarray, b: int, rng: np.random.Generator) -> n
     return np.concatenate(draws)
 
 
+_NAN = float("nan")
+
+
 def mean_ci(
     values: Sequence[float],
     *,
@@ -52,10 +66,12 @@ def mean_ci(
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
 ) -> Estimate:
-    """Mean of values with a percentile bootstrap interval over the values (cluster = value)."""
+    """Mean of values with a percentile bootstrap interval over the values (cluster = value);
+    no interval for fewer than two values."""
     arr = np.asarray(values, dtype=float)
-    if arr.size == 0:
-        return Estimate(float("nan"), float("nan"), float("nan"), 0)
+    if arr.size < 2:
+        value = float(arr.mean()) if arr.size else _NAN
+        return Estimate(value, _NAN, _NAN, int(arr.size))
     draws = _group_mean_draws(arr, b, np.random.default_rng(seed))
     low, high = _interval(draws, level)
     return Estimate(float(arr.mean()), low, high, int(arr.size))
@@ -68,13 +84,23 @@ def macro_mean_ci(
     seed: int = DEFAULT_SEED,
     level: float = 0.95,
 ) -> Estimate:
-    """Mean of group means; the bootstrap resamples within each group (stratified)."""
+    """Mean of group means; the bootstrap resamples within each group (stratified).
+
+    Groups of one item are pooled and resampled across each other: a draw takes as many of
+    their values, with replacement, as there are such groups. No interval for fewer than two
+    items in all.
+    """
     arrays = [np.asarray(g, dtype=float) for g in groups if len(g)]
     n = sum(a.size for a in arrays)
     if not arrays:
-        return Estimate(float("nan"), float("nan"), float("nan"), 0)
-    rng = np.random.default_rng(seed)
-    draws = np.mean([_group_mean_draws(a, b, rng) for a in arrays], axis=0)
+        return Estimate(_NAN, _NAN, _NAN, 0)
     value = float(np.mean([a.mean() for a in arrays]))
-    low, high = _interval(draws, level)
+    if n < 2:
+        return Estimate(value, _NAN, _NAN, n)
+    rng = np.random.default_rng(seed)
+    sums = sum(_group_mean_draws(a, b, rng) for a in arrays if a.size > 1)
+    singles = np.array([a[0] for a in arrays if a.size == 1])
+    if singles.size:
+        sums = sums + singles.size * _group_mean_draws(singles, b, rng)
+    low, high = _interval(sums / len(arrays), level)
     return Estimate(value, low, high, n)

@@ -149,9 +149,10 @@ class Agreement(BaseModel):
 
 
 def _resample(tables: np.ndarray, b: int, seed: int) -> np.ndarray:
-    """B bootstrap totals, each summing len(tables) clusters drawn with replacement."""
+    """B bootstrap totals, each summing len(tables) clusters drawn with replacement; none for
+    fewer than two clusters (no interval: one cluster cannot be resampled)."""
     k = len(tables)
-    if k == 0:
+    if k < 2:
         return np.zeros((0, 2, 3))
     rng = np.random.default_rng(seed)
     flat = tables.reshape(k, -1)

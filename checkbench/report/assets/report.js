@@ -100,7 +100,12 @@
   const f2 = (v) => (v == null ? '–' : v.toFixed(2));
   const f3 = (v) => (v == null ? '–' : v.toFixed(3));
   const count = (v) => (v == null ? '–' : Number(v).toLocaleString('en-US'));
-  const ciText = (ci, fmt = f2) => (ci ? fmt(ci[0]) + ' – ' + fmt(ci[1]) : '');
+  // The one notation of a statistic and its 95% interval (docs/protocols.md, section 0): scores 0-100 as
+  // 57.50 [52.1, 63.0], rates as 0.842 [0.71, 0.95]; [n too small] where there is no interval.
+  const interval = (low, high, digits = 2) => (low == null || high == null ? '[n too small]'
+    : '[' + low.toFixed(digits - 1) + ', ' + high.toFixed(digits - 1) + ']');
+  const ciText = (value, ci) => (value == null ? '' : interval(ci && ci[0], ci && ci[1]));
+  const pct = (v) => (v == null ? '–' : f2(v * 100));
   const plural = (n, word) => count(n) + ' ' + word + (n === 1 ? '' : 's');
   const money = (v) => (v == null ? '–' : '$' + (v < 0.01 && v > 0 ? v.toPrecision(2) : v.toFixed(2)));
   const seconds = (v) => (v < 90 ? v.toFixed(1) + ' s' : v < 5400 ? (v / 60).toFixed(1) + ' min'
@@ -287,7 +292,7 @@
     { id: 'breakdowns', label: 'Breakdowns', render: renderBreakdowns, show: BOARDS.length > 0 },
     { id: 'judges', label: 'Judges', render: renderJudges, show: !!DATA.meta },
     { id: 'taxonomy', label: 'Taxonomy', render: renderTaxonomy, show: !!DATA.taxonomy },
-    { id: 'items', label: 'Items', count: ITEMS.length, render: renderItems },
+    { id: 'items', label: 'Items', count: IDX.omitted ? FACTS.items : ITEMS.length, render: renderItems },
     { id: 'run', label: 'Run', render: renderRun },
   ].filter((t) => t.show !== false);
   const panels = new Map();
@@ -409,16 +414,19 @@
     const verdicts = FACTS.judges.reduce((sum, j) => sum + j.verdicts, 0);
     const unscored = b ? b.rows.reduce((sum, r) => sum + r.unscored, 0) : 0;
     const errors = FACTS.models.reduce((sum, m) => sum + m.errors, 0);
+    // A judge meta-evaluation: its responses are the benchmark's, its judges are what is ranked.
+    const metaJudges = !b && DATA.meta && Object.values(DATA.meta.judges).some((f) => f.meta_report);
     panel.append(h('div.tiles', null,
-      tile('Models', count(FACTS.models.length)),
+      metaJudges ? tile('Judges', count(Object.keys(DATA.meta.judges).length), 'meta-evaluated')
+        : tile('Models', count(FACTS.models.length)),
       tile('Items', count(FACTS.items), plural(FACTS.checks, 'check')),
       tile('Verdicts', count(verdicts), plural(FACTS.judges.length, 'judge')),
       tile('Unscored items', count(unscored),
-        b ? (b.policy === 'zero' ? 'counted as 0 in scores' : 'left out of scores') : 'no verdicts yet',
+        b ? (b.policy === 'zero' ? 'counted as 0 in scores' : 'left out of scores') : metaJudges ? 'see Judges' : 'no verdicts yet',
         unscored > 0),
       tile('Failed answers', count(errors), 'responses with no usable answer', errors > 0)));
     if (!b) {
-      panel.append(card('Leaderboard', null, h('p.empty', null,
+      panel.append(metaJudges ? judgesCompared(DATA.meta.judges) : card('Leaderboard', null, h('p.empty', null,
         'No verdicts yet. Judge the responses first: checkbench judge ' + FACTS.run)));
       return;
     }
@@ -448,21 +456,21 @@
     if (!(hi > lo)) { lo = 0; hi = 100; }
     const head = h('tr', null, h('th.r', null, '#'), h('th', null, 'Model'),
       cols.map(([, label]) => h('th.r', null, label)),
-      h('th.col-forest', null, 'Overall, 95% interval', h('span.ci', null, lo + ' … ' + hi)),
+      h('th.col-forest', null, 'Overall, 95% interval', h('span.ci', null, 'axis ' + lo + ' to ' + hi)),
       h('th.r', null, 'n'), h('th.r', null, 'Unscored'));
     const body = h('tbody', null, b.rows.map((row, i) => h('tr', { 'data-model': row.model },
       h('td.r.rank', null, i + 1),
       h('td.model-cell', null, modelLabel(row.model)),
       cols.map(([key], c) => h('td.r.num', { 'data-col': key },
-        h('span.score', { class: c === 0 ? 'lead' : null }, f2(row[key])), h('span.ci', null, ciText(row[key + '_ci'])))),
+        h('span.score', { class: c === 0 ? 'lead' : null }, f2(row[key])), h('span.ci', null, ciText(row[key], row[key + '_ci'])))),
       h('td.col-forest', null, forest(row, lo, hi)),
       h('td.r.num', null, count(row.n)),
       h('td.r.num', { class: row.unscored ? 'warn-num' : 'zero' }, count(row.unscored)))));
     const policy = b.policy === 'zero' ? 'unscored items count as 0 (the published convention)'
       : 'unscored items are left out';
     const intro = (b.kind === 'fb-bench'
-      ? 'FB-Bench scores ×100: error correction, response maintenance and their overall mean. '
-      : 'Mean item score ×100. ') + 'Judge: ' + b.judge + '; ' + policy + '.';
+      ? 'FB-Bench scores (0-100): error correction, response maintenance and their overall mean. '
+      : 'Mean item score (0-100). ') + 'Brackets: 95% bootstrap intervals. Judge: ' + b.judge + '; ' + policy + '.';
     return h('div.card', { id: 'leaderboard' },
       h('div.card-head', null, h('h2', null, 'Leaderboard'), judgePicker()),
       h('p.muted', { style: { margin: '0 0 10px' } }, intro),
@@ -475,10 +483,9 @@
     const svg = s('svg', { class: 'forest', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'aria-hidden': 'true' },
       s('line', { x1: pad, x2: W - pad, y1: H / 2, y2: H / 2, stroke: '#e2e5ea' }));
     if (row.overall_ci) {
-      svg.append(
-        s('line', { x1: x(row.overall_ci[0]), x2: x(row.overall_ci[1]), y1: H / 2, y2: H / 2, stroke: colorOf(row.model), 'stroke-width': 3, 'stroke-linecap': 'round', opacity: 0.55 }),
-        svgDot(row.model, x(row.overall), H / 2, 5));
+      svg.append(s('line', { x1: x(row.overall_ci[0]), x2: x(row.overall_ci[1]), y1: H / 2, y2: H / 2, stroke: colorOf(row.model), 'stroke-width': 3, 'stroke-linecap': 'round', opacity: 0.55 }));
     }
+    if (row.overall != null) svg.append(svgDot(row.model, x(row.overall), H / 2, 5));
     return svg;
   }
 
@@ -631,7 +638,7 @@
         const color = colorOf(r.model);
         const g = s('g', { 'data-model': r.model, 'data-key': r.rank, 'data-cx': cx, 'data-cy': cy,
           onmouseenter: () => { hover = r.model; refresh(); }, onmouseleave: () => { hover = null; refresh(); } },
-          s('title', null, '#' + r.rank + ' ' + r.model + ': error correction ' + f2(r.error_correction) + ' [' + ciText(r.error_correction_ci) + '], response maintenance ' + f2(r.response_maintenance) + ' [' + ciText(r.response_maintenance_ci) + ']'));
+          s('title', null, '#' + r.rank + ' ' + r.model + ': error correction ' + f2(r.error_correction) + ' ' + ciText(r.error_correction, r.error_correction_ci) + ', response maintenance ' + f2(r.response_maintenance) + ' ' + ciText(r.response_maintenance, r.response_maintenance_ci)));
         const whisker = (x1, y1, x2, y2, cap) => {
           const line = { class: 'whisk', stroke: color, 'stroke-width': 1.4 };
           g.append(s('line', { x1, y1, x2, y2, ...line }));
@@ -679,7 +686,7 @@
     const shown = models.filter((m) => !state.hidden.has(m));
     panel.append(h('div.card', null,
       h('div.card-head', null, h('h2', null, 'Scores by ' + humanize(state.facet || '').toLowerCase()),
-        h('p.muted', null, humanize(state.slice || '') + ' · judge ' + b.judge + ' · bars ×100 with 95% intervals'
+        h('p.muted', null, humanize(state.slice || '') + ' · judge ' + b.judge + ' · scores 0-100, whiskers are 95% intervals'
           + (b.kind === 'fb-bench' ? ' · each bar the mean of its task means, as FB-Bench reports' : ''))),
       controls, legend,
       facets.length ? bars(b, shown, state) : h('p.empty', null, 'No tags to break scores down by.')));
@@ -707,7 +714,7 @@
       grid.append(h('div.bar-label', { 'data-value': v }, v, h('span.n', null, nText)));
       grid.append(h('div.bar-group', null, models.map((m) => {
         const c = cell(m, v);
-        const track = h('div.track', { title: m + ' · ' + v + ': ' + (c && c.score != null ? f2(c.score) + ' [' + ciText(c.ci) + '], n=' + c.n + (c.unscored ? ', ' + c.unscored + ' unscored' : '') : 'no items') });
+        const track = h('div.track', { title: m + ' · ' + v + ': ' + (c && c.score != null ? f2(c.score) + ' ' + ciText(c.score, c.ci) + ', n=' + c.n + (c.unscored ? ', ' + c.unscored + ' unscored' : '') : 'no items') });
         if (c && c.score != null) {
           track.append(h('div.fill', { style: { width: c.score + '%', background: colorOf(m) } }));
           if (c.ci) track.append(h('div.whisker', { style: { left: c.ci[0] + '%', width: Math.max(0.5, c.ci[1] - c.ci[0]) + '%' } }));
@@ -721,12 +728,12 @@
   }
 
   // ------------------------------------------------------------------ judges (meta-evaluation)
-  function statText(st, fmt = f3) {
+  function statText(st, digits = 3) {
     if (!st || st.value == null) return '–';
-    return fmt(st.value);
+    return st.value.toFixed(digits);
   }
-  function statCi(st, fmt = f3) {
-    return st && st.low != null ? '[' + fmt(st.low) + ', ' + fmt(st.high) + ']' : '';
+  function statCi(st, digits = 3) {
+    return st && st.value != null ? interval(st.low, st.high, digits) : '';
   }
   function metric(name, st, range) {
     const [lo, hi] = range || [0, 1];
@@ -791,7 +798,7 @@
     ];
     const tau = (f) => { const st = cols[0][1](f); return st && st.value != null ? st.value : -Infinity; };
     const order = Object.entries(judges).sort((a, b) => tau(b[1]) - tau(a[1]));
-    return card('Judges compared', 'Sorted by Kendall τb; brackets are 95% intervals.', h('div.table-wrap', null, h('table', { 'data-table': 'judges' },
+    return card('Judge leaderboard', 'Judges ranked by Kendall τb over the preference edges (IF-RewardBench); rates 0-1, τb and kappa −1 to 1; brackets are 95% intervals.', h('div.table-wrap', null, h('table', { 'data-table': 'judges' },
       h('thead', null, h('tr', null, h('th', null, 'Judge'), cols.map(([label]) => h('th.r', null, label)))),
       h('tbody', null, order.map(([judge, f]) => h('tr', null, h('td.name-cell', null, breakable(judge)),
         cols.map(([, get]) => statCell(get(f)))))))));
@@ -800,7 +807,7 @@
   /** A judge against a reference judge: check agreement, then model scores and ranks under each. */
   function referenceBlock(title, ra) {
     const r = ra.ranking;
-    const pts = (st) => h('td.r.num', null, statText(st, f2), h('span.ci', null, statCi(st, f2)));
+    const pts = (st) => h('td.r.num', null, statText(st, 2), h('span.ci', null, statCi(st, 2)));
     return h('div', { 'data-meta': 'reference' },
       h('div.section-title', null, title + ', ' + plural(ra.agreement.n, 'check verdict') + ' over ' + plural(ra.agreement.clusters, 'item')),
       agreementMetrics(ra.agreement),
@@ -895,11 +902,11 @@
       const c = node.cells[m];
       if (!c || c.mean == null) return h('td.r', null, h('span.heat.faint', null, '–'));
       const mark = marks.get(m + '\u0000' + node.path);
-      const tip = m + ' at ' + (node.path || 'overall') + ': ' + f3(c.mean) + ' [' + f3(c.low) + ', ' + f3(c.high) + '], n=' + c.n + (c.unscored ? ', ' + c.unscored + ' unscored' : '') + (c.rank != null ? ', rank ' + c.rank : ', not ranked (too few items)') + (mark ? ' · ' + mark : '');
+      const tip = m + ' at ' + (node.path || 'overall') + ': ' + pct(c.mean) + ' ' + interval(c.low == null ? null : c.low * 100, c.high == null ? null : c.high * 100) + ', n=' + c.n + (c.unscored ? ', ' + c.unscored + ' unscored' : '') + (c.rank != null ? ', rank ' + c.rank : ', not ranked (too few items)') + (mark ? ' · ' + mark : '');
       return h('td.r', { 'data-model': m },
         mark ? h('span', { class: 'mark-' + mark, title: mark }, mark === 'strength' ? '▲ ' : '▼ ') : null,
         h('span.heat', { style: node.status === 'ranked' ? heat(c.mean) : { background: '#f0f2f5', color: '#8a94a3' }, title: tip },
-          (c.mean * 100).toFixed(1), c.rank != null ? h('small', null, '#' + c.rank) : null));
+          pct(c.mean), c.rank != null ? h('small', null, '#' + c.rank) : null));
     };
     const rows = [];
     const walk = (parent, depth) => {
@@ -917,7 +924,7 @@
             h('span.name', null, name, desc ? h('span.desc', null, desc) : null))),
           h('td.r.num', null, count(node.items), node.status !== 'ranked' ? h('span.ci', null, 'too few') : null),
           models.map((m) => heatCell(node, m)),
-          h('td.r.num', null, node.spread != null ? (node.spread * 100).toFixed(1) : '–')));
+          h('td.r.num', null, pct(node.spread))));
         if (open) walk(node.path, depth + 1);
       }
     };
@@ -932,7 +939,7 @@
             (i) => { state.nav = i; state.expanded = null; redraw(); }, 'taxonomy-judge') : null,
           h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(nav.nodes.map((n) => n.path)); redraw(); } }, 'Expand all'),
           h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(); redraw(); } }, 'Collapse all'))),
-      h('p.muted', { style: { margin: '0 0 10px' } }, 'Mean item score ×100 per capability, coloured from low (light) to high (dark), with each model’s rank there. ▲ strength, ▼ weakness: a rank shift beyond ' + st.threshold + ' places with separated ' + Math.round(st.level * 100) + '% intervals. Nodes where a model has fewer than ' + st.min_n + ' scored items are not ranked. Judge ' + nav.judge + (nav.source === 'computed' ? '; computed from the items’ taxonomy tags, unscored items left out.' : '; stored navigation.')),
+      h('p.muted', { style: { margin: '0 0 10px' } }, 'Mean item score (0-100) per capability, coloured from low (light) to high (dark), with each model’s rank there. ▲ strength, ▼ weakness: a rank shift beyond ' + st.threshold + ' places with separated ' + Math.round(st.level * 100) + '% intervals. Nodes where a model has fewer than ' + st.min_n + ' scored items are not ranked. Judge ' + nav.judge + (nav.source === 'computed' ? '; computed from the items’ taxonomy tags, unscored items left out.' : '; stored navigation.')),
       h('div.table-wrap', null, h('table.tree', null,
         h('thead', null, h('tr', null, h('th', null, 'Capability'), h('th.r', null, 'Items'), models.map((m) => h('th.r.model-head', null, modelLabel(m))), h('th.r', null, 'Spread'))),
         h('tbody', null, overallRow, rows)))));
@@ -941,13 +948,13 @@
   }
   function profileCard(nav, m) {
     const p = nav.profiles[m];
-    const finding = (f) => h('li', null, h('strong', null, f.path), ' rank ' + f.rank + ' (overall ' + f.overall_rank + '), ' + f3(f.cell.mean) + ' vs ' + f.versus + ' ' + f3(f.versus_cell.mean));
+    const finding = (f) => h('li', null, h('strong', null, f.path), ' rank ' + f.rank + ' (overall ' + f.overall_rank + '), ' + pct(f.cell.mean) + ' vs ' + f.versus + ' ' + pct(f.versus_cell.mean));
     const list = (title, cls, found) => [h('div.section-title', { class: cls }, title + ' (' + found.length + ')'),
       found.length ? h('ul', null, found.map(finding)) : h('p.faint', { style: { margin: '0' } }, 'none')];
     const unstable = p.instability.filter((i) => i.unstable);
     return h('div.profile', { 'data-model': m },
       h('h3', null, modelLabel(m)),
-      h('div.muted', null, 'Overall ' + f3(p.overall.mean) + ' ' + (p.overall.rank != null ? '· rank ' + p.overall.rank + ' of ' + nav.models.length : '· not ranked') + ' · n=' + p.overall.n + (p.overall.unscored ? ' · ' + p.overall.unscored + ' unscored' : '')),
+      h('div.muted', null, 'Overall ' + pct(p.overall.mean) + ' ' + (p.overall.rank != null ? '· rank ' + p.overall.rank + ' of ' + nav.models.length : '· not ranked') + ' · n=' + p.overall.n + (p.overall.unscored ? ' · ' + p.overall.unscored + ' unscored' : '')),
       list('Strengths', 'mark-strength', p.strengths), list('Weaknesses', 'mark-weakness', p.weaknesses),
       h('div.section-title', null, 'Unstable parents (' + unstable.length + ')'),
       unstable.length ? h('ul', null, unstable.map((i) => h('li', null, h('strong', null, i.path), ' σ of children’s ranks ' + i.std.toFixed(2) + ' over ' + i.children))) : h('p.faint', { style: { margin: '0' } }, 'none'));
@@ -969,6 +976,7 @@
   }
 
   function renderItems(panel) {
+    if (IDX.omitted) { panel.append(h('div.card', null, h('p.empty', { 'data-role': 'omitted' }, IDX.omitted))); return; }
     const facets = new Map();
     TAGS.forEach(([facet, value], i) => { if (!facets.has(facet)) facets.set(facet, []); facets.get(facet).push([i, value]); });
     const status = h('span.muted', { 'data-role': 'status', 'aria-live': 'polite' });
@@ -1012,7 +1020,7 @@
     let label, cls = 'chip.score';
     if (u[1] & ERROR) { label = 'no answer'; cls = 'chip.error'; }
     else if (j >= 0 && score == null) { label = 'unscored'; cls = 'chip.unscored'; }
-    else label = score == null ? 'not judged' : (score * 100).toFixed(0);
+    else label = score == null ? 'not judged' : pct(score);
     return h('span.' + cls, { title: model + ': ' + label, 'data-model': model }, dot(model),
       h('span.chip-model', null, breakable(model)), h('span.chip-score', null, label));
   }
@@ -1142,7 +1150,7 @@
     }
     return h('div.response', { class: flagged ? 'flagged' : null, 'data-model': model },
       h('div.response-head', null, h('strong', null, modelLabel(model)),
-        h('span.chips', null, scores.map(([judge, sc]) => h('span.chip', { class: sc == null ? 'unscored' : 'score', title: judge }, (JUDGES.length > 1 ? judge + ' ' : '') + (sc == null ? 'unscored' : 'score ' + (sc * 100).toFixed(1)))),
+        h('span.chips', null, scores.map(([judge, sc]) => h('span.chip', { class: sc == null ? 'unscored' : 'score', title: judge }, (JUDGES.length > 1 ? judge + ' ' : '') + (sc == null ? 'unscored' : 'score ' + pct(sc)))),
           h('span.chip', null, count(r.prompt) + ' + ' + count(r.completion) + ' tokens'),
           r.latency ? h('span.chip', null, r.latency.toFixed(2) + ' s') : null)),
       body);

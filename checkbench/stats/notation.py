@@ -1,0 +1,53 @@
+"""The one notation of a statistic and its 95% interval, for every table, line and page.
+
+A score (a mean of item scores, 0-100) reads `57.50 [52.1, 63.0]`; a rate or a correlation
+(F1, accuracy, agreement, kappa, tau_b, rho: 0-1 or -1 to 1) reads `0.842 [0.71, 0.95]`. The
+interval has one decimal fewer than the value. `[n too small]` stands where there were too few
+items to resample; `-` where the statistic itself is undefined (docs/protocols.md, section 0).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TypeGuard
+
+SCORE_DIGITS = 2
+RATE_DIGITS = 3
+NO_INTERVAL = "n too small"
+UNDEFINED = "-"
+
+
+def _defined(value: float | None) -> TypeGuard[float]:
+    return value is not None and math.isfinite(value)
+
+
+def value_text(value: float | None, digits: int = SCORE_DIGITS, *, signed: bool = False) -> str:
+    """The value alone: `57.50`, `+3.20` when signed, `-` where undefined."""
+    if not _defined(value):
+        return UNDEFINED
+    return f"{value:{'+' if signed else ''}.{digits}f}"
+
+
+def interval_text(
+    low: float | None, high: float | None, digits: int = SCORE_DIGITS, *, signed: bool = False
+) -> str:
+    """The interval alone: `[52.1, 63.0]`, or `[n too small]` when there is none."""
+    if not (_defined(low) and _defined(high)):
+        return f"[{NO_INTERVAL}]"
+    shown = max(digits - 1, 0)
+    return f"[{value_text(low, shown, signed=signed)}, {value_text(high, shown, signed=signed)}]"
+
+
+def estimate_text(
+    value: float | None,
+    low: float | None,
+    high: float | None,
+    digits: int = SCORE_DIGITS,
+    *,
+    signed: bool = False,
+) -> str:
+    """`57.50 [52.1, 63.0]`; `-` alone where the value is undefined."""
+    if not _defined(value):
+        return UNDEFINED
+    interval = interval_text(low, high, digits, signed=signed)
+    return f"{value_text(value, digits, signed=signed)} {interval}"

@@ -23,7 +23,6 @@ request gets bench/instant_server.py's answer (with the `total_tokens` inspect r
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import os
@@ -35,13 +34,11 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from aiohttp import web
-from instant_server import ANSWER
+from instant_server import ANSWER, ServerProcess, instance, reply, run_forever, schema_of
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -58,90 +55,22 @@ _served = [0]
 
 
 # -- the server -------------------------------------------------------------------------------
-def _instance(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
-    """The smallest value this JSON schema accepts (first enum value, every property)."""
-    if "$ref" in schema:
-        return _instance(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
-    for key in ("anyOf", "oneOf", "allOf"):
-        if schema.get(key):
-            return _instance(schema[key][0], defs)
-    if "enum" in schema:
-        return schema["enum"][0]
-    if "const" in schema:
-        return schema["const"]
-    kind = schema.get("type")
-    kind = kind[0] if isinstance(kind, list) else kind
-    if kind == "object":
-        return {k: _instance(v, defs) for k, v in schema.get("properties", {}).items()}
-    if kind == "array":
-        return [_instance(schema.get("items", {}), defs) for _ in range(schema.get("minItems", 0))]
-    if kind == "string":
-        return "ok".ljust(schema.get("minLength", 0), "k")
-    if kind in ("integer", "number"):
-        return schema.get("minimum", 0)
-    return True if kind == "boolean" else None
-
-
-def _reply(payload: dict[str, Any], content: str) -> web.Response:
-    """instant_server's reply, with the `total_tokens` that inspect_ai requires in usage."""
-    message = {"role": "assistant", "content": content}
-    prompt = sum(len(str(m.get("content", ""))) for m in payload.get("messages", [])) // 4 + 1
-    return web.json_response(
-        {
-            "id": "instant",
-            "object": "chat.completion",
-            "model": payload.get("model", "instant"),
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": 4, "total_tokens": prompt + 4},
-        }
-    )
-
-
 async def _judge_aware(request: web.Request) -> web.Response:
     _served[0] += 1
     payload = await request.json()
-    fmt = payload.get("response_format") or {}
-    schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
-    if schema:
-        return _reply(payload, json.dumps(_instance(schema, schema.get("$defs", {}))))
+    if schema := schema_of(payload):
+        return reply(payload, json.dumps(instance(schema)))
     last = str((payload.get("messages") or [{}])[-1].get("content", ""))
-    return _reply(payload, f"{ANSWER}\n\nGRADE: C" if "GRADE:" in last else ANSWER)
+    return reply(payload, f"{ANSWER}\n\nGRADE: C" if "GRADE:" in last else ANSWER)
 
 
 async def _stats(request: web.Request) -> web.Response:
     return web.json_response({"requests": _served[0]})
 
 
-async def _serve() -> None:
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", _judge_aware)
-    app.router.add_get("/stats", _stats)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0, backlog=1024).start()
-    host, port = runner.addresses[0][:2]
-    print(f"http://{host}:{port}/v1", flush=True)
-    await asyncio.Event().wait()
-
-
-@contextlib.contextmanager
-def _server() -> Iterator[str]:
-    """The server in a child process (its CPU is not the clients'); yields its base URL."""
-    cmd = [sys.executable, __file__, "--serve"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline().strip() if proc.stdout else ""
-        if not line.startswith("http://"):
-            raise SystemExit(f"the instant server did not start (its first line: {line!r})")
-        yield line
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
 def _requests_served(base_url: str) -> int:
-    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/stats", timeout=30) as reply:
-        return int(json.load(reply)["requests"])
+    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/stats", timeout=30) as answer:
+        return int(json.load(answer)["requests"])
 
 
 # -- measuring a client -----------------------------------------------------------------------
@@ -304,8 +233,10 @@ def _args() -> argparse.Namespace:
 def main() -> None:
     args = _args()
     if args.serve:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_serve())
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", _judge_aware)
+        app.router.add_get("/stats", _stats)
+        run_forever(app)
         return
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     for v in variants:
@@ -326,7 +257,7 @@ def main() -> None:
     _write_items(items, n, args.checks)
     _write_items(warm, WARM_ITEMS, args.checks)
     figures: dict[str, dict[str, Figures]] = {"warm": {}, "run": {}}
-    with _server() as url:
+    with ServerProcess(__file__, "--serve") as url:
         for tag, source, count in (("warm", warm, WARM_ITEMS), ("run", items, n)):
             client = _checkbench(work, source, url, c, tag)
             figures[tag]["checkbench"] = _measure(client, work, url)

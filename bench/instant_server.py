@@ -46,15 +46,21 @@ def instance(schema: dict[str, Any]) -> Any:
     return "x" * schema.get("minLength", 0)
 
 
-def _answer(payload: dict[str, Any]) -> str:
+def schema_of(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema a request asks its answer to follow (json_schema or json_object form)."""
     form = payload.get("response_format") or {}
-    schema = (form.get("json_schema") or {}).get("schema") or form.get("schema")
+    return (form.get("json_schema") or {}).get("schema") or form.get("schema")
+
+
+def _answer(payload: dict[str, Any]) -> str:
+    schema = schema_of(payload)
     return json.dumps(instance(schema)) if schema else ANSWER
 
 
-async def chat_completions(request: web.Request) -> web.Response:
-    payload = await request.json()
-    prompt_chars = sum(len(str(m.get("content", ""))) for m in payload.get("messages", []))
+def reply(payload: dict[str, Any], content: str) -> web.Response:
+    """A chat completion carrying `content`, echoing the model, with rough token counts."""
+    prompt = sum(len(str(m.get("content", ""))) for m in payload.get("messages", [])) // 4 + 1
+    completion = len(content) // 4 + 1
     return web.json_response(
         {
             "id": "instant",
@@ -63,21 +69,29 @@ async def chat_completions(request: web.Request) -> web.Response:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": _answer(payload)},
+                    "message": {"role": "assistant", "content": content},
                     "finish_reason": "stop",
                 }
             ],
-            "usage": {"prompt_tokens": prompt_chars // 4 + 1, "completion_tokens": 4},
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
         }
     )
 
 
-async def _serve() -> None:
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", chat_completions)
+async def chat_completions(request: web.Request) -> web.Response:
+    payload = await request.json()
+    return reply(payload, _answer(payload))
+
+
+async def serve(app: web.Application) -> None:
+    """Serve `app` on loopback on a port the OS picks; print the base URL first; run forever."""
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    await web.TCPSite(runner, "127.0.0.1", 0, backlog=1024).start()
     host, port = runner.addresses[0][:2]
     print(f"http://{host}:{port}/v1", flush=True)
     try:
@@ -86,16 +100,25 @@ async def _serve() -> None:
         await runner.cleanup()
 
 
-class InstantServer:
-    """The server in a child process: entering yields its base URL, leaving stops it."""
+def run_forever(app: web.Application) -> None:
+    """A server script's main: serve `app` until interrupted."""
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(app))
+
+
+class ServerProcess:
+    """A server script in a child process (its CPU is not charged to the process measured):
+    entering yields the base URL it printed, leaving stops it."""
+
+    def __init__(self, script: str | Path = __file__, *args: str) -> None:
+        self._command = [sys.executable, str(Path(script).resolve()), *args]
 
     def __enter__(self) -> str:
-        script = str(Path(__file__).resolve())
-        self._proc = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
+        self._proc = subprocess.Popen(self._command, stdout=subprocess.PIPE, text=True)
         line = self._proc.stdout.readline().strip() if self._proc.stdout else ""
         if not line.startswith("http://"):
             self._proc.kill()
-            raise RuntimeError(f"the instant server did not start (its first line: {line!r})")
+            raise RuntimeError(f"{self._command[1]} did not start (its first line: {line!r})")
         return line
 
     def __exit__(self, *exc: object) -> None:
@@ -103,6 +126,11 @@ class InstantServer:
         self._proc.wait(10)
 
 
+InstantServer = ServerProcess
+"""The instant server in a child process: `with InstantServer() as base_url: ...`."""
+
+
 if __name__ == "__main__":
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve())
+    instant = web.Application()
+    instant.router.add_post("/v1/chat/completions", chat_completions)
+    run_forever(instant)

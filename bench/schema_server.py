@@ -13,15 +13,11 @@ prints its base URL as the first line of stdout and serves until terminated.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from instant_server import ANSWER, ServerProcess, reply, run_forever, schema_of
 
 PREFERRED = ("yes", "none", "negative")
 
@@ -49,60 +45,16 @@ def instance(schema: dict[str, Any], path: str = "answer") -> Any:
 
 async def chat_completions(request: web.Request) -> web.Response:
     payload = await request.json()
-    schema = (payload.get("response_format") or {}).get("json_schema", {}).get("schema")
-    content = json.dumps(instance(schema), ensure_ascii=False) if schema else "An answer."
-    prompt_chars = sum(len(str(m.get("content", ""))) for m in payload.get("messages", []))
-    return web.json_response(
-        {
-            "id": "schema",
-            "object": "chat.completion",
-            "model": payload.get("model", "schema"),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt_chars // 4 + 1,
-                "completion_tokens": len(content) // 4,
-            },
-        }
-    )
+    schema = schema_of(payload)
+    return reply(payload, json.dumps(instance(schema), ensure_ascii=False) if schema else ANSWER)
 
 
-async def _serve() -> None:
-    app = web.Application(client_max_size=2**24)
-    app.router.add_post("/v1/chat/completions", chat_completions)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    host, port = runner.addresses[0][:2]
-    print(f"http://{host}:{port}/v1", flush=True)
-    try:
-        await asyncio.Event().wait()
-    finally:
-        await runner.cleanup()
-
-
-class SchemaServer:
-    """The server in a child process: entering yields its base URL, leaving stops it."""
-
-    def __enter__(self) -> str:
-        script = str(Path(__file__).resolve())
-        self._proc = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
-        line = self._proc.stdout.readline().strip() if self._proc.stdout else ""
-        if not line.startswith("http://"):
-            self._proc.kill()
-            raise RuntimeError(f"the schema server did not start (its first line: {line!r})")
-        return line
-
-    def __exit__(self, *exc: object) -> None:
-        self._proc.terminate()
-        self._proc.wait(10)
+def SchemaServer() -> ServerProcess:  # noqa: N802 (used like the class InstantServer)
+    """The schema server in a child process: `with SchemaServer() as base_url: ...`."""
+    return ServerProcess(__file__)
 
 
 if __name__ == "__main__":
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve())
+    app = web.Application(client_max_size=2**24)
+    app.router.add_post("/v1/chat/completions", chat_completions)
+    run_forever(app)

@@ -12,16 +12,14 @@ request without that bearer key gets 401.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
-from tests.endpoint_server import verdicts
+from tests.endpoint_server import ServedInThread, verdicts
 from tests.stub_server import completion
 
 Answer = tuple[int, dict[str, Any]]
@@ -77,7 +75,7 @@ def _problem(lines: list[dict[str, Any]]) -> str | None:
 
 
 @dataclass
-class BatchServer:
+class BatchServer(ServedInThread):
     """Runs in a thread; `uploads`, `created`, `polls` and `downloads` record what it saw."""
 
     answer: Callable[[dict[str, Any]], Answer] = echo_answer
@@ -92,10 +90,6 @@ class BatchServer:
     headers: list[dict[str, str]] = field(default_factory=list)
     downloads: list[str] = field(default_factory=list)
     port: int = 0
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
 
     def lines(self) -> list[dict[str, Any]]:
         """Every request line of every batch created."""
@@ -171,33 +165,10 @@ class BatchServer:
         self.downloads.append(file_id)
         return web.Response(text=self.files[file_id], content_type="application/jsonl")
 
-    def __enter__(self) -> BatchServer:
-        self._loop = asyncio.new_event_loop()
-        ready = threading.Event()
-
-        async def start() -> None:
-            app = web.Application(middlewares=[self._auth])
-            app.router.add_post("/v1/files", self._upload)
-            app.router.add_post("/v1/batches", self._create)
-            app.router.add_get("/v1/batches/{id}", self._status)
-            app.router.add_get("/v1/files/{id}/content", self._content)
-            self._runner = web.AppRunner(app)
-            await self._runner.setup()
-            site = web.TCPSite(self._runner, "127.0.0.1", 0)
-            await site.start()
-            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-            ready.set()
-
-        def run() -> None:
-            self._loop.run_until_complete(start())
-            self._loop.run_forever()
-
-        self._thread = threading.Thread(target=run, daemon=True)
-        self._thread.start()
-        ready.wait(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5)
+    def app(self) -> web.Application:
+        app = web.Application(middlewares=[self._auth])
+        app.router.add_post("/v1/files", self._upload)
+        app.router.add_post("/v1/batches", self._create)
+        app.router.add_get("/v1/batches/{id}", self._status)
+        app.router.add_get("/v1/files/{id}/content", self._content)
+        return app

@@ -12,7 +12,7 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
 
@@ -37,40 +37,24 @@ def default_answer(body: dict[str, Any], _headers: dict[str, str]) -> Answer:
     return 200, completion("an answer")
 
 
-@dataclass
-class EndpointServer:
-    """Runs in a thread; `requests` holds (body, headers) of every request received."""
+class ServedInThread:
+    """Serves `app()` on loopback from a background thread while entered (`port` is set then)."""
 
-    answer: Callable[[dict[str, Any], dict[str, str]], Answer] = default_answer
-    requests: list[tuple[dict[str, Any], dict[str, str]]] = field(default_factory=list)
-    port: int = 0
+    port: int
+
+    def app(self) -> web.Application:
+        raise NotImplementedError
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def bodies(self) -> list[dict[str, Any]]:
-        return [body for body, _ in self.requests]
-
-    async def _handle(self, request: web.Request) -> web.Response:
-        body = await request.json()
-        headers = dict(request.headers)
-        self.requests.append((body, headers))
-        status, payload, *delay = self.answer(body, headers)
-        if delay:
-            await asyncio.sleep(delay[0])
-        if isinstance(payload, str):
-            return web.Response(status=status, text=payload)
-        return web.json_response(payload, status=status)
-
-    def __enter__(self) -> EndpointServer:
+    def __enter__(self) -> Self:
         self._loop = asyncio.new_event_loop()
         ready = threading.Event()
 
         async def start() -> None:
-            app = web.Application()
-            app.router.add_post("/v1/chat/completions", self._handle)
-            self._runner = web.AppRunner(app)
+            self._runner = web.AppRunner(self.app())
             await self._runner.setup()
             site = web.TCPSite(self._runner, "127.0.0.1", 0)
             await site.start()
@@ -90,3 +74,31 @@ class EndpointServer:
         asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
+
+
+@dataclass
+class EndpointServer(ServedInThread):
+    """Runs in a thread; `requests` holds (body, headers) of every request received."""
+
+    answer: Callable[[dict[str, Any], dict[str, str]], Answer] = default_answer
+    requests: list[tuple[dict[str, Any], dict[str, str]]] = field(default_factory=list)
+    port: int = 0
+
+    def bodies(self) -> list[dict[str, Any]]:
+        return [body for body, _ in self.requests]
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        headers = dict(request.headers)
+        self.requests.append((body, headers))
+        status, payload, *delay = self.answer(body, headers)
+        if delay:
+            await asyncio.sleep(delay[0])
+        if isinstance(payload, str):
+            return web.Response(status=status, text=payload)
+        return web.json_response(payload, status=status)
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._handle)
+        return app

@@ -19,15 +19,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from synthetic import fbbench_tags
+
 from checkbench import api
 from checkbench.schema import Check, Item, Message, Response, Usage, Verdict
 from checkbench.store import RunStore
 
 MODELS = [f"openai:model-{name}" for name in ("alpha", "beta", "gamma", "delta", "epsilon")]
 CHECKS = 4
-TASKS = ["Mathematics", "Coding", "Knowledge Q&A", "Text Creation", "Text Translation",
-         "Reasoning", "Text Extraction", "Role-play"]  # fmt: skip
-FEEDBACK = ["Pointing Out Errors", "Detailed Explanation", "Simple Questioning", "Misinformation"]
 WORDS = ["the", "answer", "is", "because", "first", "then", "check", "value", "result", "error",
          "correct", "step", "so", "function", "list", "number", "price", "explain"]  # fmt: skip
 CHROMIUM = "/usr/bin/chromium"
@@ -56,13 +55,7 @@ def _item(i: int, rng: random.Random) -> Item:
             for k in range(CHECKS)
         ],
         rule="weighted" if ec else "any",
-        tags={
-            "scenario": ["EC" if ec else "RM"],
-            "task": [TASKS[i % len(TASKS)]],
-            "subtask": [f"{TASKS[i % len(TASKS)]} {i % 3}"],
-            "feedback_type": [FEEDBACK[i % len(FEEDBACK)]],
-            "deficiency": ["Logical Error"] if ec else [],
-        },
+        tags=fbbench_tags(i),
     )
 
 

@@ -32,27 +32,14 @@ import time
 from pathlib import Path
 
 from instant_server import InstantServer
+from synthetic import fbbench_tags
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
 JUDGE = "openai:instant"
-TASKS = ["Mathematics", "Coding", "Knowledge Q&A", "Text Creation", "Text Translation",
-         "Reasoning", "Text Extraction", "Role-play"]  # fmt: skip
-FEEDBACK = ["Pointing Out Errors", "Detailed Explanation", "Simple Questioning", "Misinformation"]
 WORDS = ["the", "answer", "is", "because", "first", "then", "check", "value", "result", "error",
          "correct", "step", "so", "function", "list", "number", "price", "explain"]  # fmt: skip
-
-
-def _tags(i: int) -> dict[str, list[str]]:
-    ec = i % 2 == 0
-    return {
-        "scenario": ["EC" if ec else "RM"],
-        "task": [TASKS[i % len(TASKS)]],
-        "subtask": [f"{TASKS[i % len(TASKS)]} {i % 3}"],
-        "feedback_type": [FEEDBACK[i % len(FEEDBACK)]],
-        "deficiency": ["Logical Error"] if ec else [],
-    }
 
 
 def _write_bench(path: Path, n: int) -> None:
@@ -65,7 +52,7 @@ def _write_bench(path: Path, n: int) -> None:
                 "messages": [{"role": "user", "content": f"Question {i}: what is {i} + {i}?"}],
                 "checklist": [{"id": "c1", "text": "gives the right sum", "weight": 1.0}],
                 "rule": "weighted" if ec else "any",
-                "tags": _tags(i),
+                "tags": fbbench_tags(i),
             }
             out.write(json.dumps(record) + "\n")
 
@@ -102,7 +89,7 @@ def build_run(run_dir: Path, n: int, models: int = 1, batch: int = 5000) -> None
                             for k in range(4)
                         ],
                         rule="weighted" if ec else "any",
-                        tags=_tags(i),
+                        tags=fbbench_tags(i),
                     )
                 )
             store.add_items(items)

@@ -11,7 +11,6 @@ are built on the workers, whose cache is their batch's calls (they cannot read t
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import pickle
@@ -49,7 +48,7 @@ from checkbench.llm import ModelOptions
 from checkbench.llm.base import ChatBackend, backend_identity
 from checkbench.llm.batch import BatchBackend
 from checkbench.schema import Item, Response
-from checkbench.steps.caller import CallCounters, Caller
+from checkbench.steps.caller import Caller
 from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageRun, StageSummary
@@ -154,9 +153,7 @@ async def _settle(stage: StageRun, store: RunStore, done: BatchDone[Any]) -> Non
     """Record a batch's calls, count them, commit, then advance once per job."""
     for record, replace in done.calls:
         store.record_call(record, replace=replace)
-    counters = stage.caller.counters
-    for name in (f.name for f in dataclasses.fields(CallCounters)):
-        setattr(counters, name, getattr(counters, name) + getattr(done.counters, name))
+    stage.caller.counters.add(done.counters)
     await store.durable()
     for _ in done.results:
         stage.advance()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, LLMError, backend_identity
 from checkbench.llm.redact import redact
@@ -35,6 +35,11 @@ class CallCounters:
     retries: int = 0
     timeouts: int = 0
     tokens: int = 0
+
+    def add(self, other: CallCounters) -> None:
+        """Count `other`'s calls too (e.g. those a remote worker made)."""
+        for name in (f.name for f in fields(self)):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 @dataclass

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
@@ -156,28 +156,6 @@ def facet_breakdown(
         value: summarize([scores[item.id] for item in group], policy, b=b, seed=seed)
         for value, group in group_by_facet(scored, facet).items()
     }
-
-
-def macro_facet_breakdown(
-    items: Iterable[Item],
-    scores: Mapping[str, float | None],
-    facet: str,
-    stratum: Callable[[Item], Hashable],
-    policy: UnscoredPolicy,
-    *,
-    b: int = DEFAULT_B,
-    seed: int = DEFAULT_SEED,
-) -> dict[str, GroupScore]:
-    """Per value of a facet, over the items that have a score entry: the mean of the stratum
-    means (e.g. one per task), bootstrapped within each stratum."""
-    scored = [item for item in items if item.id in scores]
-    table = {}
-    for value, group in group_by_facet(scored, facet).items():
-        strata: dict[Hashable, list[float | None]] = defaultdict(list)
-        for item in group:
-            strata[stratum(item)].append(scores[item.id])
-        table[value] = macro_summarize(list(strata.values()), policy, b=b, seed=seed)
-    return table
 
 
 def single_judge(verdicts: Iterable[Verdict]) -> str | None:

@@ -8,6 +8,8 @@ max_tokens, temperature 0) at the same concurrency from (a) a bare asyncio/aioht
 interleaved over rounds (a b b a ...). Completion tokens are the usage the server returned
 (checkbench's from its run store). Prints tokens/s of each, CPU ms per request, and the ratio;
 the target is checkbench >= 95% of the bare client. The machine is shared: read the ratio.
+While each client runs, the server's /slots is polled: the mean number of slots busy says
+whether a client kept the server full (a client that drops below the slots loses throughput).
 
     python bench/bench_llama_server.py [--requests 64] [--parallel 4] [--max-tokens 128]
 """
@@ -25,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -57,6 +60,40 @@ class Round:
     requests: int
     wall_s: float
     cpu_s: float
+    busy: float = 0.0
+    """Mean number of server slots processing while the round ran."""
+
+
+class SlotWatch:
+    """Polls llama-server's /slots in a thread while a round runs: the mean busy slots."""
+
+    def __init__(self, base_url: str, every_s: float = 0.25) -> None:
+        self._url = base_url.removesuffix("/v1") + "/slots"
+        self._every = every_s
+        self._counts: list[int] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        while not self._stop.wait(self._every):
+            try:
+                with urllib.request.urlopen(self._url, timeout=2) as reply:
+                    slots = json.loads(reply.read())
+            except (OSError, ValueError):
+                continue
+            self._counts.append(sum(1 for slot in slots if slot.get("is_processing")))
+
+    def __enter__(self) -> SlotWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self._counts) if self._counts else float("nan")
 
 
 # -- the server -------------------------------------------------------------------------------
@@ -187,8 +224,10 @@ def _line(name: str, rounds: list[Round]) -> tuple[float, str]:
     tokens, wall = sum(r.tokens for r in rounds), sum(r.wall_s for r in rounds)
     requests, cpu = sum(r.requests for r in rounds), sum(r.cpu_s for r in rounds)
     each = " ".join(f"{r.tokens / r.wall_s:.1f}" for r in rounds)
+    busy = " ".join(f"{r.busy:.2f}" for r in rounds)
     text = f"{name:12} {tokens / wall:8.1f} tok/s  ({tokens} tokens, {requests} requests, "
     text += f"{wall:.1f} s; rounds: {each})  {cpu / max(requests, 1) * 1e3:.2f} CPU ms/request"
+    text += f"\n{'':12} slots busy on average, by round: {busy}"
     return tokens / wall, text
 
 
@@ -216,10 +255,14 @@ def main() -> None:
             for k in range(args.rounds):
                 order = ("bare", "checkbench") if k % 2 == 0 else ("checkbench", "bare")
                 for who in order:
-                    if who == "bare":
-                        bare.append(_bare(url, n, p, m))
-                    else:
-                        ours.append(_checkbench(url, bench, tmp / f"run{k}", p, m))
+                    with SlotWatch(url) as watch:
+                        if who == "bare":
+                            done = _bare(url, n, p, m)
+                            bare.append(done)
+                        else:
+                            done = _checkbench(url, bench, tmp / f"run{k}", p, m)
+                            ours.append(done)
+                    done.busy = watch.mean
     print(
         f"command: python bench/bench_llama_server.py --requests {n} --parallel {p} "
         f"--ctx {args.ctx} --max-tokens {m} --rounds {args.rounds} --threads {args.threads}"

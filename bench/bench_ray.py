@@ -3,7 +3,7 @@ against the instant server (bench/instant_server.py, in another process), each e
 its own run. Prints seconds and items/s per stage and executor, and checks that both runs
 stored the same answers and verdicts.
 
-Ray's cost here is its start, the actors' start per pipeline and the pickling of jobs and
+Ray's cost here is its start, the tasks of each pipeline and the pickling of jobs and
 results; its gain is spreading the calls over machines, which one machine cannot show.
 
     python bench/bench_ray.py [N] [--workers W] [--batch-size B] [--address ADDR]

@@ -8,12 +8,14 @@ child's own ru_maxrss (os.wait4), its time the wall clock around it. Printed:
 - on a judged run of REPORT items (4 checks each, ~800-character texts, built in a helper
   subprocess through the RunStore API): `checkbench leaderboard --json`; the same leaderboard
   read in columns and computed from lists of pydantic objects (what `leaderboard` did before),
-  each in a helper with only the imports it needs, for the ratio; `checkbench report`: time,
-  peak RSS and page size;
+  each in a helper with only the imports it needs, for the ratio; the columns again with the
+  bootstrap's index draws (what `stats` drew before counts); `checkbench report`: time, peak
+  RSS and page size;
 - store bytes per item of both kinds of runs, and the CPU of the store writes of one answer
   committed one by one and group-committed.
 
     python bench/bench_scale.py [SMALL LARGE [REPORT]]     # default: 2000 20000 100000
+    python bench/bench_scale.py --read REPORT              # the judged run's figures only
 
 Targets (issue 13): generate and judge peak under 300 MB at 200,000 items, growing less than
 1.5x from 20,000 to 200,000 (`python bench/bench_scale.py 20000 200000`); `leaderboard` of
@@ -118,14 +120,18 @@ def build_run(run_dir: Path, n: int, models: int = 1, batch: int = 5000) -> None
 
 
 def leaderboard(run_dir: Path, read: str) -> None:
-    """The leaderboard read in columns (`store_leaderboard`, what `leaderboard` does) or from
+    """The leaderboard read in columns (`store_leaderboard`, what `leaderboard` does), the same
+    with every bootstrap group drawn by index (what `stats` did before drawing counts), or from
     lists of pydantic objects (what it did before), imports kept to what each needs (helper
-    subprocess: `bench_scale.py --board columns|objects RUN`)."""
+    subprocess: `bench_scale.py --board columns|index|objects RUN`)."""
+    from checkbench import stats
     from checkbench.fbbench.scoring import fbbench_leaderboard, store_leaderboard
     from checkbench.store import RunStore
 
+    if read == "index":
+        stats._group_mean_draws = stats.means_by_index  # the previous draws, for the ratio
     with RunStore.existing(run_dir) as store:
-        if read == "columns":
+        if read in ("columns", "index"):
             board = store_leaderboard(store, JUDGE)
         else:
             board = fbbench_leaderboard(store.items(), store.responses(), store.verdicts(JUDGE))
@@ -225,6 +231,7 @@ def _read_figures(tmp: Path, n: int) -> dict[str, float]:
     _measure([sys.executable, __file__, "--build", str(run_dir), str(n)])
     board = _measure(_cli("leaderboard", str(run_dir), "--json"))
     columns = _measure([sys.executable, __file__, "--board", "columns", str(run_dir)])
+    index = _measure([sys.executable, __file__, "--board", "index", str(run_dir)])
     objects = _measure([sys.executable, __file__, "--board", "objects", str(run_dir)])
     report = _measure(_cli("report", str(run_dir)))
     return {
@@ -233,6 +240,7 @@ def _read_figures(tmp: Path, n: int) -> dict[str, float]:
         "leaderboard peak RSS (MB)": board["peak RSS (MB)"],
         "  read in columns: CPU (s)": columns["CPU (s)"],
         "  read in columns: peak RSS (MB)": columns["peak RSS (MB)"],
+        "  bootstrap by index: CPU (s)": index["CPU (s)"],
         "  from objects: CPU (s)": objects["CPU (s)"],
         "  from objects: peak RSS (MB)": objects["peak RSS (MB)"],
         "report time (s)": report["time (s)"],
@@ -241,6 +249,23 @@ def _read_figures(tmp: Path, n: int) -> dict[str, float]:
         "report page (MB)": (run_dir / "report.html").stat().st_size / 1e6,
         "store bytes / item": _store_bytes(run_dir) / n,
     }
+
+
+def _print_read(read: dict[str, float], n: int) -> None:
+    print(f"\njudged run of {n:,} items (4 checks each, 1 model)")
+    for name, value in read.items():
+        print(f"{name:34} {value:12.1f}")
+    speed = read["  from objects: CPU (s)"] / read["  read in columns: CPU (s)"]
+    memory = read["  from objects: peak RSS (MB)"] / read["  read in columns: peak RSS (MB)"]
+    print(f"leaderboard, columns vs objects: {speed:.1f}x less CPU, {memory:.1f}x less memory")
+    draws = read["  bootstrap by index: CPU (s)"] / read["  read in columns: CPU (s)"]
+    print(f"leaderboard, bootstrap by counts vs by index: {draws:.1f}x less CPU")
+
+
+TARGETS = (
+    "targets: generate/judge peak < 300 MB at 200,000 items and < 1.5x from 20,000 to 200,000; "
+    "leaderboard at 100,000 < 5 s and < 300 MB; report < 1 GB"
+)
 
 
 def main() -> None:
@@ -252,6 +277,12 @@ def main() -> None:
         return
     if sys.argv[1:2] == ["--writes"]:
         store_writes(Path(sys.argv[2]))
+        return
+    if sys.argv[1:2] == ["--read"]:
+        read_n = int(sys.argv[2])
+        with tempfile.TemporaryDirectory() as tmpdir:
+            _print_read(_read_figures(Path(tmpdir), read_n), read_n)
+        print(TARGETS)
         return
     sizes = [int(arg) for arg in sys.argv[1:4]]
     small, large = sizes[:2] if len(sizes) >= 2 else (2000, 20000)
@@ -274,21 +305,13 @@ def main() -> None:
     for name in runs[small]:
         a, b = runs[small][name], runs[large][name]
         print(f"{name:34} {a:12.1f} {b:12.1f} {b / a:6.2f}x")
-    print(f"\njudged run of {read_n:,} items (4 checks each, 1 model)")
-    for name, value in read.items():
-        print(f"{name:34} {value:12.1f}")
-    speed = read["  from objects: CPU (s)"] / read["  read in columns: CPU (s)"]
-    memory = read["  from objects: peak RSS (MB)"] / read["  read in columns: peak RSS (MB)"]
-    print(f"leaderboard, columns vs objects: {speed:.1f}x less CPU, {memory:.1f}x less memory")
+    _print_read(read, read_n)
     print(
         f"store writes of one answer (call + response), CPU ms: committed one by one "
         f"{writes['each']:.3f}, group commit {writes['grouped']:.3f} "
         f"({writes['each'] / writes['grouped']:.2f}x)"
     )
-    print(
-        "targets: generate/judge peak < 300 MB at 200,000 items and < 1.5x from 20,000 to 200,000; "
-        "leaderboard at 100,000 < 5 s and < 300 MB; report < 1 GB"
-    )
+    print(TARGETS)
 
 
 if __name__ == "__main__":

@@ -25,8 +25,14 @@ Documentation: README.md (the user's guide), docs/protocols.md (the four protoco
 scales, intervals and words every table uses), docs/architecture.md (the package layout).
 """
 
-from checkbench.schema import Check, Item, Message, Response, Usage, Verdict
-from checkbench.store import RunStore
+# Re-exported by alias, without __all__: help() then shows this docstring and the package's
+# contents, not every pydantic internal of the re-exported classes (help(checkbench.Item) has them).
+from checkbench.schema import Check as Check
+from checkbench.schema import Item as Item
+from checkbench.schema import Message as Message
+from checkbench.schema import Response as Response
+from checkbench.schema import Usage as Usage
+from checkbench.schema import Verdict as Verdict
+from checkbench.store import RunStore as RunStore
 
-__all__ = ["Check", "Item", "Message", "Response", "RunStore", "Usage", "Verdict"]
 __version__ = "0.1.0"

@@ -1,19 +1,21 @@
 """Group commit for a SQLite connection: writes that finish in one turn of the event loop land in
 one commit, and a task can wait for its writes to be durable before it spends more.
 
-Each write is atomic on its own (a savepoint inside the open batch). Without a running event
-loop every write commits at once, as autocommit would. With one, the batch commits at the end
-of the current turn of the loop (or at once past `limit` writes), so a stage whose tasks finish
-together pays one commit for all of them; a task that awaits `durable()` before its next model
-call can lose to a kill only work it has not been told is safe.
+Each write is atomic on its own (a single statement is; several share a savepoint inside the
+open batch). Without a running event loop every write commits at once, as autocommit would.
+With one, the batch commits at the end of the current turn of the loop (or at once past `limit`
+writes), so a stage whose tasks finish together pays one commit for all of them; a task that
+awaits `durable()` before its next model call can lose to a kill only work it has not been told
+is safe.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 COMMIT_EVERY = 1000
 """Most writes in one batch: past this many the batch commits before the turn of the loop ends."""
@@ -42,6 +44,16 @@ class GroupCommit:
             raise
         finally:
             self._db.execute("RELEASE one_write")
+            self._written()
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> None:
+        """One write of a single statement, which SQLite keeps atomic by itself: it joins the
+        open transaction or the open batch without the savepoint `write` costs."""
+        if not self._db.in_transaction:
+            self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute(sql, parameters)
+        finally:
             self._written()
 
     @contextmanager

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from checkbench.errors import InputError
 from checkbench.llm.base import ChatBackend, ChatRequest, backend_sampling
 from checkbench.schema import Item, Response, Usage
 from checkbench.steps.caller import Caller
 from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
-from checkbench.steps.stage import StageRun, StageSummary
+from checkbench.steps.stage import Dispatch, StageRun, StageSummary, dispatch_here
 from checkbench.store import RunStore
 
 CANDIDATE = "candidate"
@@ -22,11 +23,17 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class GenerationSettings:
-    """User overrides; None falls back to the item's hints (meta["generation"]), then defaults."""
+    """User overrides; None falls back to the item's hints (meta["generation"]), then defaults.
+    `samples`: how many answers each model gives each item, each its own call."""
 
     temperature: float | None = None
     max_tokens: int | None = None
     seed: int | None = None
+    samples: int = 1
+
+    def __post_init__(self) -> None:
+        if self.samples < 1:
+            raise InputError(f"--samples must be at least 1, not {self.samples}")
 
 
 async def _answer_budget(backend: ChatBackend, item: Item, cap: int) -> int:
@@ -46,7 +53,7 @@ async def candidate_request(
     comes from the flags, then the model's defaults (models file), then the item's hints."""
     hints = item.generation_hints()
     model = backend_sampling(backend)
-    temperature = _first(settings.temperature, model.temperature, hints.temperature) or 0.0
+    temperature, seed = _randomness(item, settings, backend)
     explicit_max = settings.max_tokens or model.max_tokens
     max_tokens = explicit_max or hints.max_tokens or DEFAULT_MAX_TOKENS
     if explicit_max is None and hints.fit_context:
@@ -55,10 +62,39 @@ async def candidate_request(
         messages=tuple(item.messages),
         temperature=temperature,
         max_tokens=max_tokens,
-        seed=_first(settings.seed, model.seed, hints.seed),
+        seed=seed,
         top_p=model.top_p,
         sample=sample,
     )
+
+
+def _randomness(
+    item: Item, settings: GenerationSettings, backend: ChatBackend
+) -> tuple[float, int | None]:
+    """The temperature and seed of an item's request to a backend."""
+    hints = item.generation_hints()
+    model = backend_sampling(backend)
+    temperature = _first(settings.temperature, model.temperature, hints.temperature) or 0.0
+    return temperature, _first(settings.seed, model.seed, hints.seed)
+
+
+def refuse_identical_samples(
+    items: Iterable[Item], settings: GenerationSettings, backends: Sequence[ChatBackend]
+) -> None:
+    """With `samples` above 1, raise InputError when a request is deterministic (temperature
+    0, or a seed): its K answers would be one answer K times."""
+    if settings.samples == 1:
+        return
+    for item in items:
+        for backend in backends:
+            temperature, seed = _randomness(item, settings, backend)
+            if temperature == 0 or seed is not None:
+                why = "temperature 0" if temperature == 0 else f"seed {seed}"
+                raise InputError(
+                    f"--samples {settings.samples} needs sampled answers, but {backend.name} "
+                    f"answers item '{item.id}' deterministically ({why}): set --temperature "
+                    "(or the model's temperature) above 0, without a seed"
+                )
 
 
 def _first(*values: T | None) -> T | None:
@@ -66,16 +102,20 @@ def _first(*values: T | None) -> T | None:
     return next((value for value in values if value is not None), None)
 
 
-async def answer_item(model: StepModel, item: Item, settings: GenerationSettings) -> Response:
-    """One candidate's answer to one item; a call that failed is a Response with its error."""
-    request = await candidate_request(item, settings, model.backend)
+async def answer_item(
+    model: StepModel, item: Item, settings: GenerationSettings, sample: int = 0
+) -> Response:
+    """One candidate's answer (sample number `sample`) to one item; a call that failed is a
+    Response with its error."""
+    request = await candidate_request(item, settings, model.backend, sample)
     outcome = await model.call(request, role=CANDIDATE)
     if outcome.result is None:
-        return Response(item_id=item.id, model=model.name, error=outcome.error)
+        return Response(item_id=item.id, model=model.name, sample=sample, error=outcome.error)
     result = outcome.result
     return Response(
         item_id=item.id,
         model=model.name,
+        sample=sample,
         content=result.content,
         usage=Usage(prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens),
         latency_s=outcome.latency_s,
@@ -89,31 +129,46 @@ async def generate_responses(
     settings: GenerationSettings | None = None,
     caller: Caller | None = None,
     progress: ProgressSink | None = None,
+    dispatch: Dispatch = dispatch_here,
 ) -> StageSummary:
-    """Answer every stored item with every backend, skipping answers already in the store.
-    Items are read from the store in batches as the workers take them, so memory does not
-    grow with the benchmark."""
+    """Answer every stored item `settings.samples` times with every backend, skipping
+    answers already in the store. (item, sample) pairs are read from the store in batches as
+    the workers take them, so memory does not grow with the benchmark. `dispatch` says where
+    the answers are made (here, or on Ray workers); only this process writes the store."""
     settings = settings or GenerationSettings()
+    samples = settings.samples
     stage = StageRun.begin(store, caller, progress)
-    items = store.count_items()
-    already = sum(store.count_answered(backend.name) for backend in backends)
-    stage.progress.start("generate", items * len(backends) - already)
+    total = store.count_items() * samples * len(backends)
+    already = sum(store.count_answered(backend.name, samples) for backend in backends)
+    stage.progress.start("generate", total - already)
+    models = {backend.name: stage.model(backend) for backend in backends}
+    work = Answering(settings)
     failed = 0
 
-    def answer_with(backend: ChatBackend) -> Callable[[Item], Awaitable[None]]:
-        model = stage.model(backend)
+    def put(response: Response) -> None:
+        nonlocal failed
+        store.put_response(response)
+        failed += response.error is not None
 
-        async def answer(item: Item) -> None:
-            nonlocal failed
-            response = await answer_item(model, item, settings)
-            store.put_response(response)
-            failed += response.error is not None
-
-        return answer
+    def jobs(name: str) -> Iterable[AnswerJob]:
+        return ((name, item, sample) for item, sample in store.unanswered(name, samples))
 
     await asyncio.gather(
-        *(stage.pool(store.unanswered(b.name), b.max_concurrency, answer_with(b)) for b in backends)
+        *(dispatch(stage, work, models, jobs(b.name), b.max_concurrency, put) for b in backends)
     )
-    return stage.clock.summary(
-        "generate", total=items * len(backends), already_done=already, errors=failed
-    )
+    return stage.clock.summary("generate", total=total, already_done=already, errors=failed)
+
+
+AnswerJob = tuple[str, Item, int]
+"""A generation job: the candidate's name, the item and the sample number."""
+
+
+@dataclass(frozen=True)
+class Answering:
+    """Generation's work on one job: the candidate's answer (a Response)."""
+
+    settings: GenerationSettings
+
+    async def run(self, models: Mapping[str, StepModel], job: AnswerJob) -> Response:
+        name, item, sample = job
+        return await answer_item(models[name], item, self.settings, sample)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -137,6 +137,11 @@ class Item(_Model):
         return self.tags.get(facet, [])
 
 
+Sample = Annotated[int, Field(ge=0, exclude_if=lambda sample: sample == 0)]
+"""Which of a model's several answers to an item (`--samples K`: 0 to K-1); 0, the only one
+of a run without samples, is left out of the JSON, which stays as it was before samples."""
+
+
 class Usage(_Model):
     """Token counts of one model call."""
 
@@ -150,6 +155,7 @@ class Response(_Model):
 
     item_id: str
     model: str
+    sample: Sample = 0
     content: str | None = None
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = 0.0
@@ -162,6 +168,7 @@ class Verdict(_Model):
 
     item_id: str
     model: str
+    sample: Sample = 0
     judge: str
     check_id: str
     passed: bool | None

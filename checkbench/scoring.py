@@ -4,6 +4,10 @@ An item is unscored (None) when any of its checks has an unscored verdict or no 
 caller chooses the policy: count it as 0 ("zero") or leave it out ("exclude"). Either way the
 number of unscored items is reported beside every score.
 
+A model that answered an item several times (`--samples K`) scores it by the mean of its
+samples' scores, before any bootstrap: samples are not a resampling level. An unscored sample
+makes its item unscored, as an unscored check does.
+
 Scores are shown on a 0-100 scale with 2 decimals, rounded as the FB-Bench authors do:
 round(round(x, 4) * 100, 2).
 """
@@ -15,9 +19,9 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby
-from operator import itemgetter
-from typing import Any, Literal
+from functools import cache
+from itertools import islice
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel
@@ -165,38 +169,65 @@ def single_judge(verdicts: Iterable[Verdict]) -> str | None:
     return next(iter(judges), None)
 
 
-def verdicts_by_unit(verdicts: Iterable[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
-    by_unit: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
+def verdicts_by_unit(verdicts: Iterable[Verdict]) -> dict[tuple[str, str, int], list[Verdict]]:
+    """Verdicts by (model, item id, sample)."""
+    by_unit: dict[tuple[str, str, int], list[Verdict]] = defaultdict(list)
     for verdict in verdicts:
-        by_unit[verdict.model, verdict.item_id].append(verdict)
+        by_unit[verdict.model, verdict.item_id, verdict.sample].append(verdict)
     return by_unit
 
 
-def answered(items: Iterable[Item], responses: Iterable[Response]) -> Iterator[tuple[str, Item]]:
-    """(model, item) for every response; each model answers an item at most once."""
+def answered(
+    items: Iterable[Item], responses: Iterable[Response]
+) -> Iterator[tuple[str, Item, int]]:
+    """(model, item, sample) for every response; each model answers each sample of an item
+    at most once."""
     by_id = {item.id: item for item in items}
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, int]] = set()
     for response in responses:
         item = by_id.get(response.item_id)
         if item is None:
             raise ValueError(f"response of {response.model} to unknown item {response.item_id}")
-        if (response.model, item.id) in seen:
+        unit = (response.model, item.id, response.sample)
+        if unit in seen:
             raise ValueError(f"several responses of {response.model} to {item.id}")
-        seen.add((response.model, item.id))
-        yield response.model, item
+        seen.add(unit)
+        yield unit[0], item, unit[2]
+
+
+def sample_mean(scores: Sequence[float | None]) -> float | None:
+    """An item's score from its samples' scores: their mean, None when any is unscored."""
+    if any(score is None for score in scores):
+        return None
+    return sum(scores) / len(scores)  # type: ignore[arg-type]
 
 
 def score_responses(
     items: Iterable[Item], responses: Iterable[Response], verdicts: Iterable[Verdict]
 ) -> dict[str, Scores]:
-    """model -> item id -> item score, for every response (verdicts of one judge)."""
+    """model -> item id -> item score (the mean over its samples), for every response
+    (verdicts of one judge)."""
     verdicts = list(verdicts)
     single_judge(verdicts)
     by_unit = verdicts_by_unit(verdicts)
-    table: dict[str, Scores] = defaultdict(dict)
-    for model, item in answered(items, responses):
-        table[model][item.id] = item_score(item, by_unit[model, item.id])
-    return dict(table)
+    samples: dict[str, dict[str, list[float | None]]] = defaultdict(lambda: defaultdict(list))
+    for model, item, sample in answered(items, responses):
+        samples[model][item.id].append(item_score(item, by_unit[model, item.id, sample]))
+    return {
+        model: {item_id: sample_mean(scores) for item_id, scores in by_item.items()}
+        for model, by_item in samples.items()
+    }
+
+
+def most_samples(responses: Iterable[Response]) -> dict[str, int]:
+    """model -> the most samples it gave one item (K after a run with `--samples K`)."""
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    for response in responses:
+        counts[response.model, response.item_id] += 1
+    most: dict[str, int] = defaultdict(int)
+    for (model, _), count in counts.items():
+        most[model] = max(most[model], count)
+    return dict(most)
 
 
 def model_summaries(
@@ -223,18 +254,20 @@ def model_summaries(
 @dataclass(frozen=True)
 class ItemScores:
     """One model's item scores in columns: the positions (in the run's item order, ascending)
-    of the items it answered and their scores, NaN where unscored."""
+    of the items it answered and their scores, NaN where unscored; `samples`: the most
+    samples it gave one item."""
 
     positions: np.ndarray
     values: np.ndarray
+    samples: int = 1
 
     @classmethod
-    def of(cls, scores: Scores, index: Mapping[str, int]) -> ItemScores:
+    def of(cls, scores: Scores, index: Mapping[str, int], samples: int = 1) -> ItemScores:
         """The column form of item id -> score, positions from `index` (item id -> position)."""
         positions = np.array([index[item_id] for item_id in scores], dtype=np.int64)
         values = as_column(list(scores.values()))
         order = np.argsort(positions, kind="stable")
-        return cls(positions[order], values[order])
+        return cls(positions[order], values[order], samples)
 
     def at(self, position: int) -> float | None:
         """The score of the item at `position` (None when unscored or not answered)."""
@@ -252,62 +285,47 @@ class ItemScores:
         }
 
 
-@dataclass(frozen=True)
-class Checklists:
-    """Every item's id, rule and (check id, weight) pairs by position: what item scores need,
-    read from the store's columns (identical checklists are shared)."""
-
-    ids: list[str]
-    index: dict[str, int]
-    rules: list[str]
-    checks: list[tuple[tuple[str, float | None], ...]]
-
-    @classmethod
-    def of_store(cls, store: RunStore) -> Checklists:
-        ids, rules, checks = [], [], []
-        shared: dict[str, Any] = {}
-        for item_id, rule, checklist, _ in store.item_columns():
-            ids.append(item_id)
-            rules.append(shared.setdefault(rule, rule))
-            if checklist not in shared:
-                shared[checklist] = tuple((c, w) for c, w in json.loads(checklist))
-            checks.append(shared[checklist])
-        return cls(ids, {item_id: p for p, item_id in enumerate(ids)}, rules, checks)
-
-    def score(self, position: int, passed: Iterable[tuple[str, int | None]]) -> float | None:
-        """The score of the item at `position` from its (check id, passed) verdicts."""
-        checks = self.checks[position]
-        results: list[int | None] = [None] * len(checks)
-        slot = {check: k for k, (check, _) in enumerate(checks)}
-        for check_id, ok in passed:
-            if check_id not in slot:
-                item_id = self.ids[position]
-                raise ValueError(f"item {item_id}: verdict for unknown check {check_id!r}")
-            results[slot[check_id]] = ok
-        return rule_score(self.rules[position], [w for _, w in checks], results)
-
-
-def store_scores(
-    store: RunStore, judge: str, checklists: Checklists | None = None
-) -> dict[str, ItemScores]:
+def store_scores(store: RunStore, judge: str) -> dict[str, ItemScores]:
     """model -> item scores of the judge's verdicts for every response of the run, models in
     name order: what `score_responses` gives for the store's items, responses and verdicts,
-    read in columns instead of objects."""
-    lists = checklists or Checklists.of_store(store)
-    answered: dict[str, np.ndarray] = {}
-    for item_id, model in store.response_units():
-        if model not in answered:
-            answered[model] = np.zeros(len(lists.ids), dtype=bool)
-        answered[model][lists.index[item_id]] = True
-    values = {model: np.full(len(lists.ids), np.nan) for model in answered}
-    for (item_id, model), rows in groupby(store.verdict_rows(judge), key=itemgetter(0, 1)):
-        position = lists.index.get(item_id)
-        if position is None or model not in answered or not answered[model][position]:
-            continue  # verdicts on no response are not scored
-        score = lists.score(position, ((row[2], row[3]) for row in rows))
-        if score is not None:
-            values[model][position] = score
+    read a row per sample (`sample_verdicts`), each distinct (rule, checklist, verdicts)
+    scored once. Positions are the store's item positions (0, 1, ... in item order)."""
+    rows = store.sample_verdicts(judge)
+    if not rows:
+        return {}
+    position, model, rule, checks, verdicts = zip(*rows, strict=True)
+    score = cache(_sample_score)
+    found = [score(*unit) for unit in zip(rule, checks, verdicts, strict=True)]
+    stray = next((k for k, (_, unknown) in enumerate(found) if unknown is not None), None)
+    if stray is not None:
+        item_id = next(islice(store.item_columns(), position[stray], None))[0]
+        raise ValueError(f"item {item_id}: verdict for unknown check {found[stray][1]!r}")
+    values = np.array([value for value, _ in found], dtype=float)  # None (unscored) is NaN
+    names, model_code = np.unique(np.array(model, dtype=object), return_inverse=True)
+    positions = np.array(position, dtype=np.int64)
     return {
-        model: ItemScores(np.flatnonzero(mask), values[model][mask])
-        for model, mask in sorted(answered.items())
+        name: _sample_means(positions[model_code == code], values[model_code == code])
+        for code, name in enumerate(names.tolist())
     }
+
+
+def _sample_score(rule: str, checks: str, verdicts: str) -> tuple[float | None, str | None]:
+    """A sample's score from its item's rule and checks and its verdicts as stored (see
+    `sample_verdicts`), and the first verdict's check id not in the checklist (None if none)."""
+    pairs = json.loads(checks)
+    passed = json.loads(verdicts)
+    known = [check for check, _ in pairs]
+    unknown = sorted(set(passed).difference(known))
+    results = [passed.get(check) for check in known]
+    return rule_score(rule, [weight for _, weight in pairs], results), next(iter(unknown), None)
+
+
+def _sample_means(positions: np.ndarray, values: np.ndarray) -> ItemScores:
+    """One model's item scores from its samples' (positions ascending, a position once per
+    sample): the mean over an item's samples, added in sample order; NaN when one is."""
+    items, first, counts = np.unique(positions, return_index=True, return_counts=True)
+    total = np.zeros(len(items))
+    for k in range(int(counts.max())):
+        has = counts > k
+        total[has] += values[first[has] + k]
+    return ItemScores(items, total / counts, int(counts.max()))

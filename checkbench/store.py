@@ -17,43 +17,25 @@ from checkbench.commits import GroupCommit
 from checkbench.errors import InputError
 from checkbench.inputs import output_dir
 from checkbench.llm.base import ChatRequest, ChatResult
+from checkbench.llm.models_file import Price
 from checkbench.llm.redact import redact, redact_optional
 from checkbench.schema import Item, Response, Verdict
+from checkbench.storecheck import DAMAGE, damaged_row
+from checkbench.storelayout import SCHEMA, SCHEMA_VERSION, migrate_v3, stored_version
 from checkbench.storereads import StoreReads
 
 STORE_FILE = "run.sqlite"
-SCHEMA_VERSION = 3
-"""3: items keep their rule, (check id, weight) pairs and tags in columns beside the body, so
-scoring reads no bodies; an index serves one judge's verdicts without their bodies; responses
-flag the ones that carry meta. 2: responses carry `meta` (published records) and FB-Bench ids hash
-whitespace-free text."""
+PRICES_META = "prices"
+"""The meta key holding, by model name, the models-file price of each model that ran."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS items (
-    position INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, rule TEXT NOT NULL,
-    checks TEXT NOT NULL, tags TEXT NOT NULL, body TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS calls (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    key TEXT NOT NULL, model TEXT NOT NULL, role TEXT NOT NULL, status TEXT NOT NULL,
-    request TEXT NOT NULL, result TEXT, prompt_tokens INTEGER NOT NULL DEFAULT 0,
-    completion_tokens INTEGER NOT NULL DEFAULT 0, latency_s REAL NOT NULL DEFAULT 0,
-    error TEXT, created_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 1,
-    timeouts INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS models (name TEXT PRIMARY KEY, identity TEXT NOT NULL UNIQUE);
-CREATE UNIQUE INDEX IF NOT EXISTS calls_ok ON calls(key) WHERE status = 'ok';
-CREATE TABLE IF NOT EXISTS responses (
-    item_id TEXT NOT NULL, model TEXT NOT NULL, body TEXT NOT NULL, ok INTEGER NOT NULL,
-    has_meta INTEGER NOT NULL, PRIMARY KEY (item_id, model));
-CREATE TABLE IF NOT EXISTS records (
-    kind TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (kind, key));
-CREATE TABLE IF NOT EXISTS verdicts (
-    item_id TEXT NOT NULL, model TEXT NOT NULL, judge TEXT NOT NULL, check_id TEXT NOT NULL,
-    passed INTEGER, body TEXT NOT NULL,
-    PRIMARY KEY (item_id, model, judge, check_id));
-CREATE INDEX IF NOT EXISTS verdicts_by_judge
-    ON verdicts(judge, item_id, model, check_id, passed);
-"""
+
+SHARED_TEXTS = "request_text"
+"""The records kind of the texts that stored requests name by digest (instructions, schemas)."""
+_INSERT_CALL = (
+    "INSERT OR IGNORE INTO calls(key, model, role, status, request, result, prompt_tokens,"
+    " completion_tokens, latency_s, error, created_at, attempts, timeouts)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def _dumps(value: Any) -> str:
@@ -111,6 +93,10 @@ class RunStore(StoreReads):
         self.path = self.run_dir / STORE_FILE
         self._writer = writer
         self._closed = False
+        self._succeeded: set[int] | None = None
+        """Hashes of the keys of the calls that succeeded, read once (see `cached_result`)."""
+        self._shared: set[str] = set()
+        """Digests of the request texts this store wrote (see `record_call`)."""
         if writer:
             runlock.acquire(self.run_dir)
         try:
@@ -121,38 +107,18 @@ class RunStore(StoreReads):
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=10000")
-            self._check_version()
-            self._db.executescript(_SCHEMA)
-            self.set_meta_default("schema_version", SCHEMA_VERSION)
+            if stored_version(self._db, self.path) == 3:
+                with self.transaction() as db:
+                    migrate_v3(db)
+            else:
+                self._db.executescript(SCHEMA)
+                self.set_meta_default("schema_version", SCHEMA_VERSION)
         except BaseException as exc:
             if writer:
                 runlock.release(self.run_dir)
             if isinstance(exc, sqlite3.DatabaseError):  # not SQLite, or damaged
                 raise InputError(f"cannot read the run store ({exc})", path=self.path) from None
             raise
-
-    def _check_version(self) -> None:
-        """Refuse a store written by a checkbench with another layout, before touching it."""
-        has_meta = self._db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
-        ).fetchone()
-        if not has_meta:
-            return
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        found = json.loads(row[0]) if row else None
-        if found == SCHEMA_VERSION:
-            return
-        self._db.close()
-        newer = isinstance(found, int) and found > SCHEMA_VERSION
-        raise InputError(
-            f"run store layout version {found} is not this checkbench's ({SCHEMA_VERSION}): "
-            + (
-                "it was written by a newer checkbench; upgrade checkbench to read it"
-                if newer
-                else "it was written by an older checkbench; rerun into a new run directory"
-            ),
-            path=self.path,
-        )
 
     @classmethod
     def existing(
@@ -178,11 +144,19 @@ class RunStore(StoreReads):
             self._writer = False
             runlock.release(self.run_dir)
 
+    def damaged_row(self) -> InputError | None:
+        """The first row the readers cannot decode, as one error naming it (see storecheck)."""
+        return damaged_row(self._db, self.path)
+
     def __enter__(self) -> RunStore:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, exc: BaseException | None, trace: object) -> None:
+        """Close; a read that failed on a damaged row becomes one error naming that row."""
+        damaged = self.damaged_row() if isinstance(exc, DAMAGE) and not self._closed else None
         self.close()
+        if damaged is not None:
+            raise damaged from None
 
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """Group writes so that they land together or not at all, committed when the block
@@ -245,7 +219,16 @@ class RunStore(StoreReads):
 
     # -- calls --------------------------------------------------------------------------------
     def cached_result(self, key: str) -> ChatResult | None:
-        """The stored answer to an identical earlier request, if it succeeded."""
+        """The stored answer to an identical earlier request, if it succeeded. A writer reads
+        which keys succeeded once, in one query, and `record_call` keeps that up to date (no
+        other process writes the run), so a key it never saw succeed (every call of a fresh
+        run) is a miss without a query."""
+        if self._writer:
+            if self._succeeded is None:
+                rows = self._db.execute("SELECT key FROM calls WHERE status = 'ok'")
+                self._succeeded = {hash(stored) for (stored,) in rows}
+            if hash(key) not in self._succeeded:
+                return None
         row = self._db.execute(
             "SELECT result FROM calls WHERE key = ? AND status = 'ok'", (key,)
         ).fetchone()
@@ -253,34 +236,44 @@ class RunStore(StoreReads):
 
     def record_call(self, call: CallRecord, *, replace: bool = False) -> None:
         """Append one model call (success or failure) to the audit log and cache, redacted;
-        `replace` retires an earlier success under the same key (a fresh re-ask)."""
+        `replace` retires an earlier success under the same key (a fresh re-ask). The request
+        is kept compact (`ChatRequest.compact`): the texts many requests share are kept once,
+        as records of kind SHARED_TEXTS."""
         ok = call.result is not None
-        with self._writes.write() as db:
-            if replace and ok:
+        request, shared = call.request.compact()
+        for digest, text in shared.items():
+            if digest not in self._shared:
+                self._writes.execute(
+                    "INSERT OR IGNORE INTO records(kind, key, body) VALUES (?, ?, ?)",
+                    (SHARED_TEXTS, digest, redact(json.dumps(text, ensure_ascii=False))),
+                )
+                self._shared.add(digest)
+        row = (
+            call.key,
+            call.model,
+            call.role,
+            "ok" if ok else "error",
+            redact(request),
+            redact(call.result.model_dump_json()) if call.result is not None else None,
+            call.result.prompt_tokens if call.result else 0,
+            call.result.completion_tokens if call.result else 0,
+            call.latency_s,
+            redact_optional(call.error),
+            time.time(),
+            call.attempts,
+            call.timeouts,
+        )
+        if replace and ok:
+            with self._writes.write() as db:
                 db.execute(
                     "UPDATE calls SET status = 'replaced' WHERE key = ? AND status = 'ok'",
                     (call.key,),
                 )
-            db.execute(
-                "INSERT OR IGNORE INTO calls(key, model, role, status, request, result,"
-                " prompt_tokens, completion_tokens, latency_s, error, created_at, attempts,"
-                " timeouts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    call.key,
-                    call.model,
-                    call.role,
-                    "ok" if ok else "error",
-                    redact(call.request.model_dump_json()),
-                    redact(call.result.model_dump_json()) if call.result is not None else None,
-                    call.result.prompt_tokens if call.result else 0,
-                    call.result.completion_tokens if call.result else 0,
-                    call.latency_s,
-                    redact_optional(call.error),
-                    time.time(),
-                    call.attempts,
-                    call.timeouts,
-                ),
-            )
+                db.execute(_INSERT_CALL, row)
+        else:
+            self._writes.execute(_INSERT_CALL, row)
+        if ok and self._succeeded is not None:
+            self._succeeded.add(hash(call.key))
 
     def bind_model(self, name: str, identity: str) -> str:
         """The name under which the model with this identity is stored in this run: its own
@@ -300,6 +293,19 @@ class RunStore(StoreReads):
         """Every stored model name with the identity (endpoint, sampling) it stands for."""
         return dict(self._db.execute("SELECT name, identity FROM models ORDER BY name"))
 
+    def set_prices(self, prices: dict[str, Price]) -> None:
+        """Remember what the models stored under these names cost (their models-file prices
+        as they ran), beside the prices recorded before, so a report of the run bills them."""
+        if prices:
+            known = self.get_meta(PRICES_META, {})
+            fresh = {name: price.model_dump() for name, price in prices.items()}
+            self.set_meta(PRICES_META, {**known, **fresh})
+
+    def prices(self) -> dict[str, Price]:
+        """The price each stored model had in the models file when it last ran, by name."""
+        stored = self.get_meta(PRICES_META, {})
+        return {name: Price.model_validate(price) for name, price in stored.items()}
+
     def usage(self) -> list[UsageRow]:
         """Calls, failures, tokens and time per (model, role)."""
         rows = self._db.execute(
@@ -314,20 +320,21 @@ class RunStore(StoreReads):
 
     # -- responses ----------------------------------------------------------------------------
     def put_response(self, response: Response) -> None:
-        """Store a response, replacing an earlier one of the same model to the same item."""
-        with self._writes.write() as db:
-            db.execute(
-                "INSERT INTO responses(item_id, model, body, ok, has_meta) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT (item_id, model) DO UPDATE SET body = excluded.body,"
-                " ok = excluded.ok, has_meta = excluded.has_meta",
-                (
-                    response.item_id,
-                    response.model,
-                    redact(response.model_dump_json()),
-                    response.error is None,
-                    bool(response.meta),
-                ),
-            )
+        """Store a response, replacing an earlier one of the same model, item and sample."""
+        self._writes.execute(
+            "INSERT INTO responses(item_id, model, sample, body, ok, has_meta)"
+            " VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (item_id, model, sample) DO UPDATE SET body = excluded.body,"
+            " ok = excluded.ok, has_meta = excluded.has_meta",
+            (
+                response.item_id,
+                response.model,
+                response.sample,
+                redact(response.model_dump_json()),
+                response.error is None,
+                bool(response.meta),
+            ),
+        )
 
     def responses(self, model: str | None = None) -> list[Response]:
         query = "SELECT r.body FROM responses r JOIN items i ON i.id = r.item_id"
@@ -335,7 +342,7 @@ class RunStore(StoreReads):
         if model is not None:
             query += " WHERE r.model = ?"
             args = (model,)
-        rows = self._db.execute(query + " ORDER BY r.model, i.position", args)
+        rows = self._db.execute(query + " ORDER BY r.model, i.position, r.sample", args)
         return [Response.model_validate_json(body) for (body,) in rows]
 
     def models(self) -> list[str]:
@@ -344,13 +351,21 @@ class RunStore(StoreReads):
 
     # -- verdicts -----------------------------------------------------------------------------
     def put_verdicts(self, verdicts: Iterable[Verdict]) -> None:
-        """Store verdicts, replacing earlier ones for the same (item, model, judge, check)."""
+        """Store verdicts, replacing earlier ones of one (item, model, sample, judge, check)."""
         with self._writes.write() as db:
             db.executemany(
-                "INSERT OR REPLACE INTO verdicts(item_id, model, judge, check_id, passed, body)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO verdicts(item_id, model, sample, judge, check_id, passed,"
+                " body) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (v.item_id, v.model, v.judge, v.check_id, v.passed, redact(v.model_dump_json()))
+                    (
+                        v.item_id,
+                        v.model,
+                        v.sample,
+                        v.judge,
+                        v.check_id,
+                        v.passed,
+                        redact(v.model_dump_json()),
+                    )
                     for v in verdicts
                 ],
             )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,10 +20,14 @@ READ_BATCH = 256
 
 _VERDICTS_OF = (
     "FROM verdicts v WHERE v.judge = :judge AND v.item_id = r.item_id AND v.model = r.model"
+    " AND v.sample = r.sample"
 )
 _TRIED = f"EXISTS (SELECT 1 {_VERDICTS_OF})"
 _TO_JUDGE = f"(NOT {_TRIED} OR EXISTS (SELECT 1 {_VERDICTS_OF} AND v.passed IS NULL))"
 """A response (r) that the judge has not fully scored: no verdict yet, or an unscored one."""
+_BAD_PASSED = (
+    "SELECT 1 FROM verdicts WHERE judge = ? AND passed IS NOT NULL AND passed NOT IN (0, 1) LIMIT 1"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,20 @@ def _placeholders(values: Sequence[Any]) -> str:
     return ",".join("?" * len(values))
 
 
+def _stored_as_is(needle: str) -> str:
+    """The longest run of a lower-case needle that a stored JSON body holds as it is but for
+    ASCII case (which SQL's LIKE ignores): ASCII or caseless characters, none that JSON
+    escapes, LIKE's wildcards escaped with '!'. A text containing the needle has a body
+    containing the run (bar letters such as the Kelvin sign, whose lower case is ASCII);
+    '' (no run) keeps every body."""
+    kept = "".join(
+        c if c >= " " and c not in '"\\' and (c.isascii() or c.upper() == c) else "\0"
+        for c in needle
+    )
+    run = max(kept.split("\0"), key=len)
+    return run.replace("!", "!!").replace("%", "!%").replace("_", "!_")
+
+
 class StoreReads:
     """Readers over the run store's connection."""
 
@@ -59,6 +77,13 @@ class StoreReads:
         """(id, rule, checks, tags) of every item in order, checks and tags as stored: JSON
         [[check id, weight], ...] and {facet: [value, ...]}."""
         return iter(self._db.execute("SELECT id, rule, checks, tags FROM items ORDER BY position"))
+
+    def tag_sets(self) -> list[tuple[str, str]]:
+        """(tags as stored, positions of the items that have them comma-separated, in no set
+        order) for each distinct tags of the run's items."""
+        return self._db.execute(
+            "SELECT tags, GROUP_CONCAT(position) FROM items GROUP BY tags"
+        ).fetchall()
 
     def item_heads(self) -> Iterator[ItemHead]:
         """Every item without its texts, in order, read as needed; repeated strings (rules,
@@ -78,28 +103,50 @@ class StoreReads:
                 json.loads(meta),
             )
 
-    def unanswered(self, model: str, batch: int = READ_BATCH) -> Iterator[Item]:
-        """The items `model` has no usable answer to, in order, read `batch` at a time."""
-        last = -1
+    def unanswered(
+        self, model: str, samples: int = 1, batch: int = READ_BATCH
+    ) -> Iterator[tuple[Item, int]]:
+        """The (item, sample index below `samples`) pairs `model` has no usable answer to, by
+        item then sample, read `batch` pairs at a time."""
+        last = (-1, -1)
         while rows := self._db.execute(
-            "SELECT position, body FROM items i WHERE position > ? AND NOT EXISTS ("
-            "SELECT 1 FROM responses r WHERE r.item_id = i.id AND r.model = ? AND r.ok)"
-            " ORDER BY position LIMIT ?",
-            (last, model, batch),
+            "WITH RECURSIVE k(sample) AS (SELECT 0 UNION ALL SELECT sample + 1 FROM k"
+            " WHERE sample + 1 < :samples)"
+            " SELECT i.position, k.sample, i.body FROM items i, k"
+            " WHERE (i.position, k.sample) > (:position, :sample) AND NOT EXISTS ("
+            "SELECT 1 FROM responses r WHERE r.item_id = i.id AND r.model = :model"
+            " AND r.sample = k.sample AND r.ok)"
+            " ORDER BY i.position, k.sample LIMIT :batch",
+            {
+                "samples": samples,
+                "position": last[0],
+                "sample": last[1],
+                "model": model,
+                "batch": batch,
+            },
         ).fetchall():
-            last = rows[-1][0]
-            for _, body in rows:
-                yield Item.model_validate_json(body)
+            last = rows[-1][:2]
+            for _, sample, body in rows:
+                yield Item.model_validate_json(body), sample
 
     # -- responses ----------------------------------------------------------------------------
-    def count_answered(self, model: str) -> int:
-        """How many items the model has already answered successfully."""
-        query = "SELECT COUNT(*) FROM responses WHERE model = ? AND ok"
-        return int(self._db.execute(query, (model,)).fetchone()[0])
+    def count_answered(self, model: str, samples: int = 1) -> int:
+        """How many (item, sample below `samples`) the model has already answered
+        successfully."""
+        query = "SELECT COUNT(*) FROM responses WHERE model = ? AND ok AND sample < ?"
+        return int(self._db.execute(query, (model, samples)).fetchone()[0])
 
     def response_units(self) -> Iterator[tuple[str, str]]:
-        """(item id, model) of every response."""
-        return iter(self._db.execute("SELECT item_id, model FROM responses"))
+        """(item id, model) of every item a model answered, once however many samples."""
+        return ((item_id, model) for item_id, model, _ in self.response_samples())
+
+    def response_samples(self) -> Iterator[tuple[str, str, int]]:
+        """(item id, model, responses) of every item a model answered: how many samples."""
+        return iter(
+            self._db.execute(
+                "SELECT item_id, model, COUNT(*) FROM responses GROUP BY item_id, model"
+            )
+        )
 
     def responses_with_meta(self) -> list[Response]:
         """The responses that carry meta (imported records), by model then item."""
@@ -125,14 +172,21 @@ class StoreReads:
         return dict(rows.fetchall())
 
     # -- verdicts -----------------------------------------------------------------------------
-    def verdict_rows(self, judge: str) -> Iterator[tuple[str, str, str, int | None]]:
-        """(item id, model, check id, passed as 1, 0 or None) of the judge's verdicts, those of
-        one (item, model) next to each other."""
-        query = (
-            "SELECT item_id, model, check_id, passed FROM verdicts WHERE judge = ?"
-            " ORDER BY judge, item_id, model"
-        )
-        return iter(self._db.execute(query, (judge,)))
+    def sample_verdicts(self, judge: str) -> list[tuple[int, str, str, str, str]]:
+        """(item position, model, item rule, item checks as stored, the judge's verdicts on
+        the response as JSON {check id: passed 1, 0 or null}) of every response, by item
+        position, model, then sample: what scores them, without a row per verdict."""
+        if self._db.execute(_BAD_PASSED, (judge,)).fetchone():  # named by the store on close
+            raise ValueError("a verdict's passed column is not 1, 0 or NULL")
+        return self._db.execute(
+            "SELECT i.position, r.model, i.rule, i.checks, json_group_object(v.check_id,"
+            " v.passed) FILTER (WHERE v.check_id IS NOT NULL)"
+            " FROM responses r JOIN items i ON i.id = r.item_id LEFT JOIN verdicts v"
+            " ON v.judge = ? AND v.item_id = r.item_id AND v.model = r.model"
+            " AND v.sample = r.sample"
+            " GROUP BY i.position, r.model, r.sample ORDER BY i.position, r.model, r.sample",
+            (judge,),
+        ).fetchall()
 
     def verdict_counts(self, judge: str) -> tuple[int, int]:
         """(verdicts, unscored ones) of a judge."""
@@ -170,15 +224,15 @@ class StoreReads:
 
     # -- item records (the report's drill-down) -----------------------------------------------
     def unit_marks(self, judges: Sequence[str]) -> Iterator[tuple[int, str, bool, bool, bool]]:
-        """(item position, model, failed, some verdict passed, some failed) of every response,
-        by item then model, over the verdicts of `judges`."""
+        """(item position, model, some sample failed, some verdict passed, some failed) of
+        every item a model answered, by item then model, over the verdicts of `judges`."""
         return iter(
             self._db.execute(
-                "SELECT i.position, r.model, NOT r.ok,"
+                "SELECT i.position, r.model, MAX(NOT r.ok),"
                 " COALESCE(MAX(v.passed = 1), 0), COALESCE(MAX(v.passed = 0), 0)"
                 " FROM responses r JOIN items i ON i.id = r.item_id"
                 " LEFT JOIN verdicts v ON v.item_id = r.item_id AND v.model = r.model"
-                f" AND v.judge IN ({_placeholders(judges)})"
+                f" AND v.sample = r.sample AND v.judge IN ({_placeholders(judges)})"
                 " GROUP BY i.position, r.model ORDER BY i.position, r.model",
                 tuple(judges),
             )
@@ -187,8 +241,8 @@ class StoreReads:
     def item_records(
         self, positions: Sequence[int], judges: Sequence[str]
     ) -> list[tuple[Item, list[Response], list[Verdict]]]:
-        """The items at these positions, each with its responses (by model) and the verdicts
-        of `judges` on them."""
+        """The items at these positions, each with its responses (by model, then sample) and
+        the verdicts of `judges` on them."""
         marks = _placeholders(positions)
         items = {
             position: Item.model_validate_json(body)
@@ -199,7 +253,8 @@ class StoreReads:
         ids = [item.id for item in items.values()]
         responses: dict[str, list[Response]] = {item_id: [] for item_id in ids}
         for (body,) in self._db.execute(
-            f"SELECT body FROM responses WHERE item_id IN ({_placeholders(ids)}) ORDER BY model",
+            f"SELECT body FROM responses WHERE item_id IN ({_placeholders(ids)})"
+            " ORDER BY model, sample",
             ids,
         ):
             response = Response.model_validate_json(body)
@@ -214,25 +269,41 @@ class StoreReads:
             verdicts[verdict.item_id].append(verdict)
         return [(items[p], responses[items[p].id], verdicts[items[p].id]) for p in positions]
 
-    def search_items(self, hit: Callable[[str | None], bool], judges: Sequence[str]) -> list[int]:
-        """Positions of the items with a text for which `hit` holds: the id, a message, a
-        check, the reference, a response or its error, or a verdict of `judges` (its reason,
-        and its raw answer when unscored)."""
+    def search_items(
+        self, query: str, judges: Sequence[str], *, after: int = -1, limit: int = -1
+    ) -> list[int]:
+        """Positions after `after` (at most `limit`; -1: all) of the items whose id or a text
+        contains the query, ignoring case: a message, a check, the reference, a response or
+        its error, or a verdict of `judges` (its reason, and its raw answer when unscored).
+        SQL's LIKE over the stored bodies picks the candidates; only these are decoded."""
+        needle = query.lower()
+
+        def hit(text: str | None) -> bool:
+            return text is not None and needle in text.lower()
+
         self._db.create_function("hit", 1, hit, deterministic=True)
+        judge_marks = ",".join(f":judge{k}" for k in range(len(judges)))
         rows = self._db.execute(
-            "SELECT i.position FROM items i WHERE hit(i.id)"
-            " OR EXISTS (SELECT 1 FROM json_each(i.body, '$.messages') m"
-            "  WHERE hit(json_extract(m.value, '$.content')))"
-            " OR EXISTS (SELECT 1 FROM json_each(i.body, '$.checklist') c"
-            "  WHERE hit(json_extract(c.value, '$.text')))"
-            " OR hit(json_extract(i.body, '$.reference'))"
-            " OR EXISTS (SELECT 1 FROM responses r WHERE r.item_id = i.id"
-            "  AND (hit(json_extract(r.body, '$.content'))"
-            "  OR hit(json_extract(r.body, '$.error'))))"
-            " OR EXISTS (SELECT 1 FROM verdicts v WHERE v.item_id = i.id"
-            f"  AND v.judge IN ({_placeholders(judges)}) AND (hit(json_extract(v.body, '$.reason'))"
-            "  OR (v.passed IS NULL AND hit(json_extract(v.body, '$.raw')))))"
-            " ORDER BY i.position",
-            tuple(judges),
+            "SELECT i.position FROM items i WHERE i.position > :after"
+            " AND (i.body LIKE :piece ESCAPE '!'"
+            "  OR EXISTS (SELECT 1 FROM responses r WHERE r.item_id = i.id"
+            "   AND r.body LIKE :piece ESCAPE '!')"
+            "  OR EXISTS (SELECT 1 FROM verdicts v WHERE v.item_id = i.id"
+            f"   AND v.judge IN ({judge_marks}) AND v.body LIKE :piece ESCAPE '!'))"
+            " AND (hit(i.id)"
+            "  OR EXISTS (SELECT 1 FROM json_each(i.body, '$.messages') m"
+            "   WHERE hit(json_extract(m.value, '$.content')))"
+            "  OR EXISTS (SELECT 1 FROM json_each(i.body, '$.checklist') c"
+            "   WHERE hit(json_extract(c.value, '$.text')))"
+            "  OR hit(json_extract(i.body, '$.reference'))"
+            "  OR EXISTS (SELECT 1 FROM responses r WHERE r.item_id = i.id"
+            "   AND (hit(json_extract(r.body, '$.content'))"
+            "   OR hit(json_extract(r.body, '$.error'))))"
+            "  OR EXISTS (SELECT 1 FROM verdicts v WHERE v.item_id = i.id"
+            f"   AND v.judge IN ({judge_marks}) AND (hit(json_extract(v.body, '$.reason'))"
+            "   OR (v.passed IS NULL AND hit(json_extract(v.body, '$.raw'))))))"
+            " ORDER BY i.position LIMIT :limit",
+            {"after": after, "piece": f"%{_stored_as_is(needle)}%", "limit": limit}
+            | {f"judge{k}": judge for k, judge in enumerate(judges)},
         )
         return [position for (position,) in rows]

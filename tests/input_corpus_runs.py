@@ -84,6 +84,63 @@ RUN_DIRS = {
     for command, line in READERS.items()
     for problem, (files, expect) in BROKEN_RUNS.items()
 }
+STORE = "run/run.sqlite: field "
+DAMAGED_ROWS = {
+    "an item body not JSON": (
+        f"UPDATE items SET body = '{{not json' WHERE id = '{ITEM_ID}'",
+        f"{STORE}'body': damaged row {ITEM_ID} of table items (not JSON)",
+    ),
+    "an item's tags of the wrong type": (
+        f"UPDATE items SET tags = '[1, 2]' WHERE id = '{ITEM_ID}'",
+        f"{STORE}'tags': damaged row {ITEM_ID} of table items",
+    ),
+    "an item's checks not JSON": (
+        f"UPDATE items SET checks = 'c1' WHERE id = '{ITEM_ID}'",
+        f"{STORE}'checks': damaged row {ITEM_ID} of table items (not JSON)",
+    ),
+    "a response body not JSON": (
+        f"UPDATE responses SET body = 'oops' WHERE item_id = '{ITEM_ID}' AND model = 'model-a'",
+        f"{STORE}'body': damaged row {ITEM_ID}/model-a/sample 0 of table responses (not JSON)",
+    ),
+    "a verdict body of the wrong type": (
+        f"UPDATE verdicts SET body = '[]' WHERE item_id = '{ITEM_ID}'",
+        f"{STORE}'body': damaged row {ITEM_ID}/model-a/sample 0/",
+    ),
+    "a verdict's passed of the wrong type": (
+        f"UPDATE verdicts SET passed = 'maybe' WHERE item_id = '{ITEM_ID}'",
+        f"{STORE}'passed': damaged row {ITEM_ID}/model-a/sample 0/",
+    ),
+}
+"""Stores that open but hold a row the readers cannot decode (altered by hand, a bad copy)."""
+BODIES = ("an item body not JSON", "a response body not JSON", "a verdict body of the wrong type")
+COLUMNS = ("an item's tags of the wrong type", "an item's checks not JSON")
+BY_JUDGE = "--judge-id example-judge"
+ROW_READERS = {
+    "leaderboard": (
+        f"leaderboard run {BY_JUDGE}",
+        (*COLUMNS, "a response body not JSON", "a verdict's passed of the wrong type"),
+    ),
+    "report": ("report run", tuple(DAMAGED_ROWS)),
+    "view": ("view run --port 0", tuple(DAMAGED_ROWS)[:4]),
+    "score": (f"score run {BY_JUDGE}", BODIES),
+    "agreement": (
+        f"agreement run --judge-id {CHEAP_JUDGE} --reference-judge {REFERENCE_JUDGE}",
+        BODIES,
+    ),
+    "calibrate": (READERS["calibrate"], BODIES),
+    "taxonomy navigate": (f"taxonomy navigate run --facets task {BY_JUDGE}", BODIES),
+}
+"""The commands that read a whole run, each with the damage it meets: the rows and fields it
+reads before it does anything else (`leaderboard` reads items in columns, not their bodies;
+`view` reads verdicts only as the page asks). `judge` meets damage while it judges: it stops with
+the same line, after storing the verdicts judged before it."""
+DAMAGED_RUNS = {
+    f"{command}: a store with {problem}": case(
+        line, {"run": run_with(DAMAGED_ROWS[problem][0])}, DAMAGED_ROWS[problem][1]
+    )
+    for command, (line, problems) in ROW_READERS.items()
+    for problem in problems
+}
 
 # ---------------------------------------------------------------- files the options name
 
@@ -223,5 +280,13 @@ ACCEPTED = {
 }
 
 CASES: dict[str, Case] = (
-    RUN_DIRS | HUMAN | REFERENCE_FILE | REFERENCE | CALIBRATION | PREFS | OPTIONS | ACCEPTED
+    RUN_DIRS
+    | DAMAGED_RUNS
+    | HUMAN
+    | REFERENCE_FILE
+    | REFERENCE
+    | CALIBRATION
+    | PREFS
+    | OPTIONS
+    | ACCEPTED
 )

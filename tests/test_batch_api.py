@@ -18,8 +18,8 @@ import pytest
 from checkbench import api
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.batch import JOURNAL_KIND, QUEUE_LIMIT, BatchBackend
+from checkbench.llm.models_file import Price, parse_price
 from checkbench.llm.openai_compat import OpenAIBackend
-from checkbench.report.prices import Price, parse_price
 from checkbench.steps.pool import run_pool
 from checkbench.store import RunStore
 from tests.batch_server import Answer, BatchServer, echo_answer
@@ -83,8 +83,8 @@ def test_a_batch_in_progress_for_some_polls_answers_every_call_at_the_batch_pric
     words = sum(len(q.split()) for q in set(questions))  # one call recorded per request
     assert row.completion_tokens == row.batched_completion_tokens == words
     assert row.prompt_tokens == row.batched_prompt_tokens > 0
-    full = Price(2.0, 8.0).cost(row.prompt_tokens, row.completion_tokens)
-    assert Price(2.0, 8.0).billed(row) == pytest.approx(full / 2)
+    full = Price(input=2.0, output=8.0).cost(row.prompt_tokens, row.completion_tokens)
+    assert Price(input=2.0, output=8.0).billed(row) == pytest.approx(full / 2)
     assert parse_price("m=2,8,0.25")[1].billed(row) == pytest.approx(0.75 * full)
     (record,) = journal(tmp_path / "run").values()
     assert record["state"] == "completed" and record["results"] == 2

@@ -152,3 +152,22 @@ def test_version_is_the_installed_one() -> None:
     result = run_cli("--version")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"checkbench {version('checkbench')}"
+
+
+def test_help_of_the_package_is_its_guide_not_pydantic_internals() -> None:
+    import pydoc
+
+    import checkbench
+
+    shown = pydoc.render_doc(checkbench, renderer=pydoc.plaintext)
+    assert "checklist-grounded evaluation" in shown and "checkbench.api" in shown
+    assert "pydantic" not in shown.replace("returning pydantic models", "")
+    assert checkbench.Item.__name__ == "Item"  # the data model is still re-exported
+
+
+def test_option_help_shows_square_brackets_whole() -> None:
+    """Help text is rich markup: `[ray]` would vanish unless escaped."""
+    from checkbench.cli import app, commands  # noqa: F401  (registers the commands)
+
+    shown = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "200"}).output
+    assert "pip install 'checkbench[ray]'" in shown

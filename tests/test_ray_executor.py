@@ -157,6 +157,19 @@ def test_ray_dispatches_only_what_the_run_lacks(
     assert stored(tmp_path / "run") == stored(tmp_path / "local")
 
 
+def test_samples_are_answered_on_ray_as_locally(
+    ray_cluster: str, server: EndpointServer, bench: Path, tmp_path: Path
+) -> None:
+    settings = api.GenerationSettings(samples=2, temperature=0.7)
+    spec = f"openai:cand-a@{server.base_url}"
+    for name, executor in (("local", "local"), ("ray", EXECUTOR)):
+        api.generate(bench, [spec], tmp_path / name, settings=settings, executor=executor)
+    expected = stored(tmp_path / "local")
+    assert sorted({r.get("sample", 0) for r in expected["responses"]}) == [0, 1]
+    assert len(expected["responses"]) == len(expected["calls"]) == 48
+    assert stored(tmp_path / "ray") == expected
+
+
 def test_cli_joins_the_cluster_named_by_ray_address(
     ray_cluster: str, server: EndpointServer, bench: Path, tmp_path: Path
 ) -> None:

@@ -2,9 +2,11 @@
 a scratch directory holding a copy of examples/, and prints what the README says it shows.
 
 Commands under a comment starting "Needs an endpoint" or "Needs the file" are skipped, up to the
-next comment. A block that starts a background job (`... &`) runs as one shell script. The walk
-takes about 16 minutes on two cores, so it runs with CHECKBENCH_README_WALK=1; that every
-command has its expected output listed is checked always.
+next comment. The `checkbench` command lines run one after another in one Python process
+(tests/tour_process.py: split by shell rules, then the CLI's own entry point), so the
+interpreter and the embedded model load once; a block that starts a background job (`... &`)
+runs as one shell script, as written. The two blocks of SLOW_BLOCKS, minutes of embedded-model
+work, are walked only with CHECKBENCH_README_WALK=1 (the whole tour, in order).
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import resource
 import shutil
 import socket
 import subprocess
+import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -26,8 +31,15 @@ from tests.conftest import ROOT
 
 TOUR = "## A tour of the CLI"
 MARKERS = ("# Needs an endpoint", "# Needs the file")
-SERVED_PORT = 8000
-"""The port the README's llama.cpp server example listens on."""
+WHOLE_WALK = "CHECKBENCH_README_WALK"
+SLOW_BLOCKS = {
+    "the Conv-to-Bench builds": "checkbench build examples/logs-mini.jsonl",
+    "the SCAN taxonomy commands": "checkbench taxonomy build",
+}
+"""The tour's blocks (named by a command they start a line with) whose embedded-model work takes
+minutes: walked only with CHECKBENCH_README_WALK=1, as the README says."""
+SERVED, SERVED_PORT = "llama_cpp.server", 8000
+"""The README's llama.cpp server example (run as a shell script) and the port it listens on."""
 
 SHOWS: dict[str, tuple[str, ...]] = {
     "run examples/feedback-mini.jsonl": (
@@ -72,7 +84,7 @@ SHOWS: dict[str, tuple[str, ...]] = {
     "report runs/tagged --taxonomy": ("report written to runs/tagged/report.html",),
     "taxonomy navigate runs/tagged": ("local",),
     "taxonomy navigate runs/published": ("model-a", "model-b"),
-    "llama_cpp.server": ("generate: 8 total",),
+    SERVED: ("generate: 8 total",),
 }
 """What each tour command shows, keyed by a part of the command that names it alone."""
 TABS = {
@@ -85,10 +97,11 @@ TABS = {
 @dataclass(frozen=True)
 class Step:
     """One command of the tour as written (continuation lines joined), or a whole block that
-    runs a background job."""
+    runs a background job; `slow`: in a block of SLOW_BLOCKS."""
 
     command: str
     skipped: bool
+    slow: bool = False
 
 
 def _block_steps(block: str) -> list[Step]:
@@ -117,7 +130,11 @@ def tour_steps() -> list[Step]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split(TOUR, 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
-    return [step for block in blocks for step in _block_steps(block)]
+    return [
+        replace(step, slow=any(f"\n{command}" in f"\n{block}" for command in SLOW_BLOCKS.values()))
+        for block in blocks
+        for step in _block_steps(block)
+    ]
 
 
 def _key(step: Step) -> str:
@@ -136,8 +153,8 @@ def test_every_tour_command_says_what_it_shows() -> None:
 
 
 def _children_cpu() -> float:
-    """CPU seconds used so far by finished child processes (the commands' real cost, which
-    other load on the machine does not inflate as it does their wall time)."""
+    """CPU seconds used so far by finished child processes (a shell step's real cost, which
+    other load on the machine does not inflate as it does its wall time)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
@@ -147,39 +164,100 @@ def _port_free(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) != 0
 
 
+@dataclass(frozen=True)
+class Done:
+    """What a step did: exit code, output, and its wall and CPU seconds."""
+
+    code: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    cpu_s: float
+
+
+@contextmanager
+def tour_process(cwd: Path, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """tests/tour_process.py, started in `cwd`."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.tour_process"],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield process
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(60)
+
+
+def _in_process(process: subprocess.Popen[str], command: str) -> Done:
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps(command) + "\n")
+    process.stdin.flush()
+    reply = process.stdout.readline()
+    assert reply, f"the tour process ended at {command!r}"
+    return Done(**json.loads(reply))
+
+
+def _in_shell(script: str, cwd: Path, env: dict[str, str]) -> Done:
+    started, cpu = time.monotonic(), _children_cpu()
+    done = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=900
+    )
+    wall, used = time.monotonic() - started, _children_cpu() - cpu
+    return Done(done.returncode, done.stdout, done.stderr, wall, used)
+
+
+def test_the_slow_blocks_are_named_and_found() -> None:
+    steps = tour_steps()
+    for name, command in SLOW_BLOCKS.items():
+        assert any(step.slow and step.command.startswith(command) for step in steps), name
+    assert sum(not step.slow and not step.skipped for step in steps) > 15
+
+
 @pytest.mark.slow
-@pytest.mark.skipif(
-    os.environ.get("CHECKBENCH_README_WALK") != "1",
-    reason="the whole tour takes about 16 minutes: set CHECKBENCH_README_WALK=1 to walk it",
+@pytest.mark.parametrize(
+    "whole",
+    [
+        False,
+        pytest.param(
+            True,
+            marks=pytest.mark.skipif(
+                os.environ.get(WHOLE_WALK) != "1",
+                reason=f"{' and '.join(SLOW_BLOCKS)} take minutes: {WHOLE_WALK}=1 walks them",
+            ),
+        ),
+    ],
+    ids=["without-slow-blocks", "whole"],
 )
-def test_the_tour_runs_as_written(tmp_path: Path) -> None:
+def test_the_tour_runs_as_written(tmp_path: Path, whole: bool) -> None:
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "COLUMNS": "200", "PYTHONPATH": path}
-    for step in tour_steps():
-        if step.skipped:
-            continue
-        key = _key(step)
-        if key == "llama_cpp.server" and not (_port_free(SERVED_PORT) and shutil.which("curl")):
-            continue  # the example's fixed port is taken, or no curl to wait with
-        started, cpu = time.monotonic(), _children_cpu()
-        done = subprocess.run(
-            ["bash", "-e", "-c", step.command],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        wall, used = time.monotonic() - started, _children_cpu() - cpu
-        print(f"{wall:6.1f} s ({used:6.1f} s CPU)  {' '.join(step.command.split())}", flush=True)
-        assert done.returncode == 0, f"{step.command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
-        said = " ".join(done.stdout.split())
-        missing = [text for text in SHOWS[key] if " ".join(text.split()) not in said]
-        assert not missing, f"{step.command} does not show {missing}:\n{done.stdout[-3000:]}"
-        if key in TABS:
-            run_dir, section = TABS[key]
-            assert _page_data(tmp_path / run_dir / "report.html")[section], step.command
+    with tour_process(tmp_path, env) as process:
+        for step in tour_steps():
+            if step.skipped or (step.slow and not whole):
+                continue
+            key = _key(step)
+            if key == SERVED and not (_port_free(SERVED_PORT) and shutil.which("curl")):
+                continue  # the example's fixed port is taken, or no curl to wait with
+            if key == SERVED:
+                done = _in_shell(step.command, tmp_path, env)
+            else:
+                done = _in_process(process, step.command)
+            shown = " ".join(step.command.split())
+            print(f"{done.wall_s:6.1f} s ({done.cpu_s:6.1f} s CPU)  {shown}", flush=True)
+            assert done.code == 0, f"{step.command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+            said = " ".join(done.stdout.split())
+            missing = [text for text in SHOWS[key] if " ".join(text.split()) not in said]
+            assert not missing, f"{step.command} does not show {missing}:\n{done.stdout[-3000:]}"
+            if key in TABS:
+                run_dir, section = TABS[key]
+                assert _page_data(tmp_path / run_dir / "report.html")[section], step.command
 
 
 def _page_data(page: Path) -> dict:

@@ -14,10 +14,10 @@ import pytest
 
 from checkbench import api
 from checkbench.fbbench.scoring import SLICES
+from checkbench.llm.models_file import parse_prices
 from checkbench.report.assemble import build_report
 from checkbench.report.items import FAIL, PASS, UNSCORED
 from checkbench.report.page import script_json
-from checkbench.report.prices import parse_prices
 from checkbench.report.run import ReportOptions
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import load_taxonomy

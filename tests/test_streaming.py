@@ -180,7 +180,8 @@ def test_unanswered_items_are_read_in_batches_while_answers_are_written(tmp_path
         store.put_response(Response(item_id=items[2].id, model="m", content="done"))
         store.put_response(Response(item_id=items[3].id, model="m", error="failed"))
         walked = []
-        for item in store.unanswered("m", batch=2):
+        for item, sample in store.unanswered("m", batch=2):
+            assert sample == 0
             walked.append(item)
             store.put_response(Response(item_id=item.id, model="m", content="new"))
         assert walked == [item for i, item in enumerate(items) if i != 2]
@@ -253,5 +254,9 @@ def test_served_search_reads_the_store_with_the_pages_definition(judged: RunStor
     for query, positions in by_text.items():
         assert details.search(query) == positions, query
     assert by_text["raw-answer-zz"]
+    pages, after = [], -1
+    while page := details.search("ÄÖÜ", after=after, limit=7):  # as `view` pages a search
+        pages, after = pages + page, page[-1]
+    assert pages == by_text["äöü"]
     [record] = details.records([3])["records"]
     assert [response[0] for response in record[4]] == [0, 1, 2]  # every model, in order

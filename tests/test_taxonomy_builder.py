@@ -97,6 +97,8 @@ def test_malformed_answers_are_reasked_and_an_invalid_refinement_is_recorded_not
         "parts": [],
     }
     assert result.report.insert == {"added": 1} and result.report.refine == {"rejected": 1}
+    assert "itself" in result.report.examples["refused by the tree"]
+    assert result.report.grown == 0  # the one node added was folded into its parent
     # pruning folds the single-child chain testing -> unit tests into testing
     assert result.taxonomy.paths() == ["coding", "coding/debugging", "coding/testing"]
     assert result.path_map["coding/testing/unit tests"] == "coding/testing"
@@ -122,7 +124,11 @@ def test_exhausted_reasks_fail_the_insertion_and_a_rebuild_replays_without_calls
     assert first.report.insert == {"failed": 1} and first.summary.errors == 1
     expected = ["coding", "coding/runtime errors", "coding/logic errors", "coding/testing"]
     assert first.unpruned.paths() == again.unpruned.paths() == expected
-    assert again.summary.called == 0 and again.summary.already_done == 2
+    assert "must be one of" in first.report.examples["not an option"]
+    assert first.report.grown == 2  # debugging split in two
+    # One extraction and two steps, all recorded: a rerun has nothing left to do.
+    assert first.summary.total == again.summary.total == again.summary.already_done == 3
+    assert again.summary.called == 0
 
 
 def test_a_run_directory_refuses_another_seed(tmp_path: Path) -> None:
@@ -192,6 +198,8 @@ def test_build_on_the_embedded_model_then_rebuild_makes_no_new_call(tmp_path: Pa
     # the root, then one answer per level, each re-asked at most twice
     assert all(step["calls"] <= (depth + 1) * (1 + SETTINGS.reasks) for step in inserts)
     assert "model answers: tag" in first.stdout and "no usable answer: tag" in first.stdout
+    grew = any(domain.children for domain in built.domains)
+    assert ("the taxonomy is the seed's, grown by nothing" in first.stdout) != grew
     calls = _count_calls(out)
 
     second = run_cli(*args)

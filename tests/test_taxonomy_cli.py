@@ -15,10 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from checkbench.cli.taxonomy import _print_pc2
 from checkbench.cli.taxonomy_navigate import resolve_model
+from checkbench.judges.pc2 import PC2Report
+from checkbench.judges.pc2.agreement import PairAccuracy
 from checkbench.llm import open_backend
 from checkbench.scan.tree import Node, Taxonomy, load_taxonomy, save_taxonomy
 from checkbench.schema import Check, Item, Message, Response, Verdict
+from checkbench.stats.estimate import Stat
 from checkbench.store import RunStore
 from tests.conftest import ROOT, run_cli
 
@@ -221,3 +225,30 @@ def test_validate_reports_ok_or_one_located_error_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
     assert "duplicate path 'a/x'" in result.stderr and "$.domains[0].children[1]" in result.stderr
+
+
+def test_pc2_human_agreement_over_no_ordered_pair_says_no_pairs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """0 correct and 0 wrong is no accuracy at all, not an accuracy of 0."""
+    none = Stat(value=None, low=None, high=None, n=0)
+    tied = PairAccuracy(pairs=3, correct=0, wrong=0, ties=2, unscored=1, accuracy=none)
+    some = PairAccuracy(
+        pairs=3,
+        correct=1,
+        wrong=1,
+        ties=1,
+        unscored=0,
+        accuracy=Stat(value=0.5, low=0, high=1, n=2),
+    )
+    report = PC2Report(
+        judge="pc2:j|aux=a", items=3, criteria_failed=0, criteria_rescaled=0, pointwise={},
+        pairwise={}, position=None, human={"pointwise": tied, "pairwise": some},
+    )  # fmt: skip
+    _print_pc2(report)
+    said = " ".join(capsys.readouterr().out.split())
+    assert (
+        "human agreement (pointwise): no pairs the judge ordered (3 pairs: 2 ties, 1 unscored)"
+        in said
+    )
+    assert "human agreement (pairwise): accuracy 0.500" in said and "0.000" not in said

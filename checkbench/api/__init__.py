@@ -3,116 +3,80 @@
 A thin facade: the functions live in private modules (`_evaluate`, `_build`, `_meta`, `_scan`,
 `_report`, `_judges`), which open the model backends and run the event loop; `__all__` lists
 every function and the settings and result types a caller needs.
+
+Names are imported lazily (module `__getattr__`, PEP 562): `api.leaderboard` loads what the
+leaderboard needs, not the models and modules of every other command.
 """
 
 from __future__ import annotations
 
-from checkbench.api._build import build, filter_by_difficulty, preview, score
-from checkbench.api._evaluate import (
-    Protocol,
-    generate,
-    import_fbbench_judgments,
-    judge,
-    leaderboard,
-    prepare_run,
-    run,
-)
-from checkbench.api._judges import apply_calibration, calibrate, reference_agreement
-from checkbench.api._meta import meta_run
-from checkbench.api._report import report, view
-from checkbench.api._scan import (
-    taxonomy_build,
-    taxonomy_navigate,
-    taxonomy_pc2,
-    taxonomy_synthesize,
-    taxonomy_tag,
-)
-from checkbench.convbench.pipeline import BuildSpec
-from checkbench.convbench.scoring import BenchScores
-from checkbench.convbench.summary import BuildSummary, TopicPreview
-from checkbench.distributed import Executor, RayExecutor
-from checkbench.fbbench.difficulty import DifficultyReport
-from checkbench.fbbench.scoring import FBBenchLeaderboard
-from checkbench.fbbench.versions import ImportSummary
-from checkbench.generate import GenerationSettings
-from checkbench.ifrewardbench.metrics import MetaReport
-from checkbench.ifrewardbench.run import JudgeResult, MetaRun, MetaSettings, meta_report
-from checkbench.judges.calibration import Calibration, CalibrationReport, SplitFacts
-from checkbench.judges.checklist import JudgeSettings
-from checkbench.judges.human import JudgeAgreement, judge_agreement
-from checkbench.judges.pc2 import PC2Result, PC2Settings
-from checkbench.judges.reference import ModelShift, RankingEffect, ReferenceAgreement
-from checkbench.llm import ModelOptions
-from checkbench.scan.builder import TaxBuilderSettings, TaxBuildResult
-from checkbench.scan.navigation import Navigation, NavigationSettings
-from checkbench.scan.realmix import MixResult, MixSettings
-from checkbench.scan.tagging import TagResult, TagSettings
-from checkbench.steps.progress import ProgressSink
-from checkbench.steps.stage import StageSummary
-from checkbench.store import RunStore
+from importlib import import_module
+from typing import Any
 
-__all__ = [
+_EXPORTS: dict[str, tuple[str, ...]] = {
     # functions, one per CLI command
-    "apply_calibration",
-    "build",
-    "calibrate",
-    "filter_by_difficulty",
-    "generate",
-    "import_fbbench_judgments",
-    "judge",
-    "judge_agreement",
-    "leaderboard",
-    "meta_report",
-    "meta_run",
-    "prepare_run",
-    "preview",
-    "reference_agreement",
-    "report",
-    "run",
-    "score",
-    "taxonomy_build",
-    "taxonomy_navigate",
-    "taxonomy_pc2",
-    "taxonomy_synthesize",
-    "taxonomy_tag",
-    "view",
-    # settings
-    "BuildSpec",
-    "GenerationSettings",
-    "Executor",
-    "RayExecutor",
-    "JudgeSettings",
-    "MetaSettings",
-    "MixSettings",
-    "ModelOptions",
-    "NavigationSettings",
-    "PC2Settings",
-    "ProgressSink",
-    "TagSettings",
-    "TaxBuilderSettings",
-    # results
-    "BenchScores",
-    "Protocol",
-    "BuildSummary",
-    "TopicPreview",
-    "Calibration",
-    "CalibrationReport",
-    "DifficultyReport",
-    "FBBenchLeaderboard",
-    "ImportSummary",
-    "JudgeAgreement",
-    "JudgeResult",
-    "MetaReport",
-    "MetaRun",
-    "MixResult",
-    "ModelShift",
-    "Navigation",
-    "PC2Result",
-    "RankingEffect",
-    "ReferenceAgreement",
-    "RunStore",
-    "SplitFacts",
-    "StageSummary",
-    "TagResult",
-    "TaxBuildResult",
-]
+    "checkbench.api._build": ("build", "filter_by_difficulty", "preview", "score"),
+    "checkbench.api._evaluate": (
+        "Protocol",
+        "generate",
+        "import_fbbench_judgments",
+        "judge",
+        "judge_id",
+        "leaderboard",
+        "prepare_run",
+        "run",
+    ),
+    "checkbench.api._judges": ("apply_calibration", "calibrate", "reference_agreement"),
+    "checkbench.api._meta": ("meta_run",),
+    "checkbench.api._report": ("report", "view"),
+    "checkbench.api._scan": (
+        "taxonomy_build",
+        "taxonomy_navigate",
+        "taxonomy_pc2",
+        "taxonomy_synthesize",
+        "taxonomy_tag",
+    ),
+    # settings and results
+    "checkbench.convbench.pipeline": ("BuildSpec",),
+    "checkbench.convbench.scoring": ("BenchScores",),
+    "checkbench.convbench.summary": ("BuildSummary", "TopicPreview"),
+    "checkbench.distributed": ("Executor", "RayExecutor"),
+    "checkbench.fbbench.difficulty": ("DifficultyReport",),
+    "checkbench.fbbench.scoring": ("FBBenchLeaderboard",),
+    "checkbench.fbbench.versions": ("ImportSummary",),
+    "checkbench.generate": ("GenerationSettings",),
+    "checkbench.ifrewardbench.metrics": ("MetaReport",),
+    "checkbench.ifrewardbench.run": ("JudgeResult", "MetaRun", "MetaSettings", "meta_report"),
+    "checkbench.judges.calibration": ("Calibration", "CalibrationReport", "SplitFacts"),
+    "checkbench.judges.checklist": ("JudgeSettings",),
+    "checkbench.judges.human": ("JudgeAgreement", "judge_agreement"),
+    "checkbench.judges.pc2": ("PC2Result", "PC2Settings"),
+    "checkbench.judges.reference": ("ModelShift", "RankingEffect", "ReferenceAgreement"),
+    "checkbench.llm": ("ModelOptions",),
+    "checkbench.scan.builder": ("TaxBuilderSettings", "TaxBuildResult"),
+    "checkbench.scan.navigation": ("Navigation", "NavigationSettings"),
+    "checkbench.scan.realmix": ("MixResult", "MixSettings"),
+    "checkbench.scan.tagging": ("TagResult", "TagSettings"),
+    "checkbench.steps.progress": ("ProgressSink",),
+    "checkbench.steps.stage": ("StageSummary",),
+    "checkbench.store": ("RunStore",),
+}
+"""module -> the names the API takes from it."""
+
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = list(_MODULE_OF)
+
+
+def __getattr__(name: str) -> Any:
+    """An exported name, imported from its module on first use (then kept here)."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -20,6 +20,7 @@ from checkbench.convbench.pipeline import BuildSpec, build_benchmark, preview_bu
 from checkbench.convbench.rank_agreement import load_reference
 from checkbench.convbench.scoring import BenchScores, CheckMode, bench_scores
 from checkbench.convbench.summary import BuildSummary, TopicPreview
+from checkbench.distributed import Executor, build_engine
 from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
 from checkbench.generate import GenerationSettings
 from checkbench.inputs import output_dir, output_file
@@ -38,14 +39,19 @@ def build(
     *,
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
+    executor: Executor = "local",
 ) -> BuildSummary:
     """Turn conversation logs into a benchmark (Conv-to-Bench, or FB-Bench-style curation with
-    `spec.mode="feedback"`); the stage records and the report go to `run_dir`."""
+    `spec.mode="feedback"`); the stage records and the report go to `run_dir`. With
+    `executor="ray"` (or a RayExecutor) records are parsed, first messages embedded and the
+    model stages decided on Ray workers; the results are the local executor's."""
     output_dir(run_dir)
     output_file(bench)
     backend = open_backend(spec.model, options)
+    engine = build_engine(executor, spec.model, options)
     return run_closing(
-        [backend], lambda: build_benchmark(spec, run_dir, bench, backend, progress=progress)
+        [backend],
+        lambda: build_benchmark(spec, run_dir, bench, backend, progress=progress, engine=engine),
     )
 
 
@@ -82,7 +88,7 @@ def filter_by_difficulty(
     judge_id = judge_name(judge_backend, judge_settings)
     ids = {item.id for item in items}
     with _work_dir(run_dir) as work, store_items(items, bench, work) as store:
-        answer_and_judge(
+        stages = answer_and_judge(
             store,
             weak,
             judge_backend,
@@ -95,7 +101,7 @@ def filter_by_difficulty(
             items, responses, store.verdicts(judge_id), [b.name for b in weak], judge_id
         )
     write_jsonl(out, kept)
-    return report
+    return report.model_copy(update={"stages": stages})
 
 
 def _work_dir(run_dir: str | Path | None) -> AbstractContextManager[str | Path]:

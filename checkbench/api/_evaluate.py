@@ -25,9 +25,10 @@ from checkbench.fbbench.scoring import (
     store_leaderboard,
 )
 from checkbench.fbbench.versions import ImportSummary
-from checkbench.generate import GenerationSettings
+from checkbench.generate import GenerationSettings, refuse_identical_samples
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.llm import ModelOptions, open_backend
+from checkbench.llm.base import backend_identity
 from checkbench.scoring import UnscoredPolicy
 from checkbench.stats import DEFAULT_SEED
 from checkbench.steps.progress import ProgressSink
@@ -56,9 +57,11 @@ def generate(
     progress: ProgressSink | None = None,
     executor: Executor = "local",
 ) -> StageSummary:
-    """Answer every item of `bench` with every model; rerunning resumes where it stopped."""
+    """Answer every item of `bench` with every model (`settings.samples` times); rerunning
+    resumes where it stopped."""
     stage = generation(executor, models, options)
     backends = open_backends(models, options)
+    refuse_identical_samples(iter_items(bench, fmt), settings or GenerationSettings(), backends)
     with prepare_run(bench, run_dir, fmt=fmt) as store:
         return run_stage(store, backends, stage, backends, settings=settings, progress=progress)
 
@@ -77,6 +80,23 @@ def judge(
     backend = open_backend(judge_model, options)
     with RunStore.existing(run_dir, writer=True) as store:
         return run_stage(store, [backend], stage, backend, settings=settings, progress=progress)
+
+
+def judge_id(
+    run_dir: str | Path,
+    judge_model: str,
+    *,
+    settings: JudgeSettings | None = None,
+    options: ModelOptions | None = None,
+) -> str:
+    """The judge id `judge` stores this model's verdicts under in the run: the name the run
+    bound the model's identity to (see `bind_backends`), marked when it judges by log-probs.
+    Nothing is called."""
+    backend = open_backend(judge_model, options)
+    with RunStore.existing(run_dir) as store:
+        bound = {identity: name for name, identity in store.model_identities().items()}
+    backend.name = bound.get(backend_identity(backend), backend.name)
+    return judge_name(backend, settings or JudgeSettings())
 
 
 def leaderboard(
@@ -118,6 +138,7 @@ def run(
     stages = Stages(generation(executor, models, options), judging(executor, judge_model, options))
     candidates = open_backends(models, options)
     judge_backend = open_backend(judge_model, options)
+    refuse_identical_samples(iter_items(bench, fmt), settings or GenerationSettings(), candidates)
     with prepare_run(bench, run_dir, fmt=fmt) as store:
         summaries = answer_and_judge(
             store,

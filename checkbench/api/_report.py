@@ -21,8 +21,9 @@ def report(
     taxonomy: str | Path | None = None,
 ) -> Path:
     """Write the run's self-contained HTML report (default RUN_DIR/report.html) of the stored
-    judge id `judge` (default: every judge); `prices` are "MODEL=INPUT,OUTPUT" in USD per
-    million tokens. Returns the file written."""
+    judge id `judge` (default: every judge). Models are billed at the models-file prices the
+    run stored; `prices` ("MODEL=INPUT,OUTPUT[,BATCH_DISCOUNT]" in USD per million tokens)
+    override them. Returns the file written."""
     return write_report(run_dir, out, report_options(judge, policy, prices, taxonomy))
 
 

@@ -17,8 +17,9 @@ from checkbench.errors import InputError
 from checkbench.generate import GenerationSettings
 from checkbench.judges.checklist import JudgeSettings
 from checkbench.llm import ModelOptions, open_backend
-from checkbench.llm.base import ChatBackend, backend_identity
+from checkbench.llm.base import ChatBackend, backend_identity, backend_price
 from checkbench.llm.batch import BatchBackend
+from checkbench.llm.models_file import Price
 from checkbench.schema import Item, Response, Verdict
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
@@ -36,11 +37,16 @@ def open_backends(specs: Sequence[str], options: ModelOptions | None) -> list[Ch
 def bind_backends(store: RunStore, backends: Sequence[ChatBackend]) -> None:
     """Name each backend as the run knows its identity: the same model reached twice resumes,
     and a second model under a taken name (another endpoint or sampling) gets its own. A batch
-    backend keeps its submitted batches in the run's store, to pick them up when resumed."""
+    backend keeps its submitted batches in the run's store, to pick them up when resumed; the
+    store keeps each priced model's price, for the run's report."""
+    prices: dict[str, Price] = {}
     for backend in backends:
         backend.name = store.bind_model(backend.name, backend_identity(backend))
+        if (price := backend_price(backend)) is not None:
+            prices[backend.name] = price
         if isinstance(backend, BatchBackend):
             backend.use_journal(store)
+    store.set_prices(prices)
 
 
 def run_stage(

@@ -21,16 +21,19 @@ from checkbench.cli.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
+    ExecutorChoice,
     Format,
     JudgeModel,
     Model,
+    RayAddress,
     with_model_options,
 )
-from checkbench.cli.render import console, print_usage
+from checkbench.cli.render import console, exit_if_all_failed, print_usage
 from checkbench.convbench.flow import Mode as Curation
 from checkbench.convbench.ingest import Format as LogFormat
 from checkbench.convbench.stages import StageCount
 from checkbench.convbench.summary import REPORT_FILE
+from checkbench.distributed import executor_named
 from checkbench.errors import InputError
 from checkbench.jsonl import field_path
 from checkbench.llm import ModelOptions
@@ -134,9 +137,12 @@ def from_logs(
     token_limit: Annotated[
         int, typer.Option(min=100, help="feedback: longest conversation, approximate tokens.")
     ] = 5000,
+    executor: ExecutorChoice = "local",
+    ray_address: RayAddress = None,
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
-    """Turn conversation logs into a benchmark and print what every stage kept and dropped."""
+    """Turn conversation logs into a benchmark and print what every stage kept and dropped
+    (with --executor ray, records are parsed, embedded and decided on a Ray cluster)."""
     spec = _spec(
         logs=logs,
         mode=curation,
@@ -165,7 +171,14 @@ def from_logs(
         missing = "out" if out is None else "bench"
         raise InputError(f"--{missing} is required (unless --stop-after topics)", field=missing)
     with RichProgress() as progress:
-        report = api.build(spec, out, bench, options=options, progress=progress)
+        report = api.build(
+            spec,
+            out,
+            bench,
+            options=options,
+            progress=progress,
+            executor=executor_named(executor, ray_address),
+        )
     print_build_report(report)
     with RunStore.existing(out) as store:
         print_usage(store)
@@ -275,6 +288,7 @@ def filter_easy(
             progress=progress,
         )
     print_difficulty(report, out)
+    exit_if_all_failed(report.stages)
 
 
 def print_difficulty(report: api.DifficultyReport, out: Path) -> None:

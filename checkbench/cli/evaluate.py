@@ -27,6 +27,8 @@ from checkbench.cli.options import (
     JudgeModel,
     Models,
     RayAddress,
+    Samples,
+    Temperature,
     Unscored,
     with_model_options,
 )
@@ -40,7 +42,7 @@ from checkbench.cli.render import (
 )
 from checkbench.cli.score import print_scores
 from checkbench.distributed import executor_named
-from checkbench.fbbench.scoring import FBBenchLeaderboard
+from checkbench.fbbench.scoring import FBBenchLeaderboard, is_fbbench_store
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 from checkbench.store import RunStore
@@ -73,7 +75,8 @@ def judge(
     ray_address: RayAddress = None,
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
-    """Judge every response of a run against its item's checklist."""
+    """Judge every response of a run against its item's checklist; exits 1 when every call
+    it made failed."""
     settings = api.JudgeSettings(mode=judge_mode, language=language)
     with RichProgress() as progress:
         summary = api.judge(
@@ -85,6 +88,11 @@ def judge(
             executor=executor_named(executor, ray_address),
         )
     print_stages(run_dir, [summary])
+    with RunStore.existing(run_dir) as store:
+        command = "leaderboard" if is_fbbench_store(store) else "score"
+    judge_id = api.judge_id(run_dir, judge_model, settings=settings, options=options)
+    print_next_steps(run_dir, command, judge_id)
+    exit_if_all_failed([summary])
 
 
 @app.command()
@@ -118,9 +126,11 @@ def run(
     model: Models = None,
     judge_model: JudgeModel = DEFAULT_MODEL,
     format_: Format = AUTO_FORMAT,
+    temperature: Temperature = None,
     max_tokens: Annotated[
         int | None, typer.Option(min=1, help="Override the answer length.")
     ] = None,
+    samples: Samples = 1,
     judge_mode: JudgeMode = "text",
     language: JudgeLanguage = "auto",
     unscored_policy: Unscored = "zero",
@@ -144,7 +154,9 @@ def run(
             judge_model,
             out,
             fmt=format_.value,
-            settings=api.GenerationSettings(max_tokens=max_tokens),
+            settings=api.GenerationSettings(
+                temperature=temperature, max_tokens=max_tokens, samples=samples
+            ),
             judge_settings=api.JudgeSettings(mode=judge_mode, language=language),
             options=options,
             progress=progress,

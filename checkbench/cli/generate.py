@@ -17,6 +17,8 @@ from checkbench.cli.options import (
     Format,
     Models,
     RayAddress,
+    Samples,
+    Temperature,
     with_model_options,
 )
 from checkbench.cli.render import exit_if_all_failed, print_stages
@@ -34,19 +36,20 @@ def generate(
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory.")],
     model: Models = None,
     format_: Format = AUTO_FORMAT,
-    temperature: Annotated[
-        float | None, typer.Option(help="Override the items' temperature.")
-    ] = None,
+    temperature: Temperature = None,
     max_tokens: Annotated[
         int | None, typer.Option(min=1, help="Override the answer length.")
     ] = None,
     seed: Annotated[int | None, typer.Option(help="Sampling seed passed to the models.")] = None,
+    samples: Samples = 1,
     executor: ExecutorChoice = "local",
     ray_address: RayAddress = None,
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Run one or more candidate models over the items of BENCH into a run directory."""
-    settings = api.GenerationSettings(temperature=temperature, max_tokens=max_tokens, seed=seed)
+    settings = api.GenerationSettings(
+        temperature=temperature, max_tokens=max_tokens, seed=seed, samples=samples
+    )
     with RichProgress() as progress:
         summary = api.generate(
             bench,

@@ -30,7 +30,7 @@ from checkbench.cli.options import (
     Unscored,
     with_model_options,
 )
-from checkbench.cli.render import console, print_stages, report_hint
+from checkbench.cli.render import console, exit_if_all_failed, print_stages, report_hint
 from checkbench.ifrewardbench.critiques import MissingVerdicts
 from checkbench.ifrewardbench.edges import NoEdges
 from checkbench.ifrewardbench.pairwise import Method
@@ -133,18 +133,19 @@ def meta(
             print(run.results[0].report.model_dump_json(indent=2))
         else:
             print(json.dumps([r.model_dump(mode="json") for r in run.results], indent=2))
-        return
-    print_stages(run.run_dir, run.stages)
-    if len(run.results) == 1:
-        [result] = run.results
-        print_meta_report(result.report, f"{TITLE}: judge {result.judge}")
     else:
-        print_judge_leaderboard(run.results)
-    console.print(
-        f"Run stored in [bold]{escape(str(run.run_dir))}[/] (rerun the command to resume); "
-        + report_hint(run.run_dir),
-        highlight=False,
-    )
+        print_stages(run.run_dir, run.stages)
+        if len(run.results) == 1:
+            [result] = run.results
+            print_meta_report(result.report, f"{TITLE}: judge {result.judge}")
+        else:
+            print_judge_leaderboard(run.results)
+        console.print(
+            f"Run stored in [bold]{escape(str(run.run_dir))}[/] (rerun the command to resume); "
+            + report_hint(run.run_dir),
+            highlight=False,
+        )
+    exit_if_all_failed(run.stages)
 
 
 @app.command()

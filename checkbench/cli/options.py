@@ -45,6 +45,15 @@ Models = Annotated[
     ),
 ]
 JudgeModel = Annotated[str, typer.Option("--judge", "-j", help=f"Model to run as judge: {SPECS}.")]
+Temperature = Annotated[float | None, typer.Option(help="Override the items' temperature.")]
+Samples = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        help="Answers per item and model, each its own call; an item scores the mean of its "
+        "samples. Above 1 needs sampling: a temperature above 0 and no seed.",
+    ),
+]
 
 
 def _judge_id_help(default: str) -> str:
@@ -84,7 +93,7 @@ ExecutorChoice = Annotated[
     typer.Option(
         "--executor",
         help="Make the model calls here (local) or as Ray Data pipelines on a Ray cluster (ray: "
-        "pip install 'checkbench[ray]').",
+        "pip install 'checkbench\\[ray]').",  # \\[ escapes rich markup: the help shows [ray]
     ),
 ]
 RayAddress = Annotated[

@@ -19,7 +19,7 @@ Prices = Annotated[
         "--price",
         help="MODEL=INPUT,OUTPUT[,BATCH_DISCOUNT]: USD per million prompt and completion "
         "tokens, e.g. openai:gpt-4o=2.5,10; batched calls cost half, or 1 - BATCH_DISCOUNT; "
-        "repeat per model.",
+        "repeat per model. Overrides the price the models file gave MODEL when it ran.",
     ),
 ]
 TaxonomyFile = Annotated[

@@ -20,7 +20,13 @@ from checkbench.cli.options import (
     Model,
     with_model_options,
 )
-from checkbench.cli.render import console, estimate_inline, print_stages, score_cell
+from checkbench.cli.render import (
+    console,
+    estimate_inline,
+    exit_if_all_failed,
+    print_stages,
+    score_cell,
+)
 from checkbench.judges.pc2 import Mode as PC2Mode
 from checkbench.judges.pc2 import PC2Report
 from checkbench.llm import ModelOptions
@@ -51,6 +57,7 @@ TaxonomyFormatOption = Annotated[
 TaxonomyOption = Annotated[Path, typer.Option("--taxonomy", "-t", help="Taxonomy JSON file.")]
 RunDir = Annotated[Path, typer.Option("--out", "-o", help="Run directory (resumable).")]
 BenchOut = Annotated[Path, typer.Option("--bench-out", help="Where to write the items (JSONL).")]
+UNUSABLE = "without a usable answer"
 ReasonChars = Annotated[
     int, typer.Option(min=0, help="Length cap of the model's reasons (shorter is cheaper).")
 ]
@@ -63,6 +70,13 @@ def _size(tree: Taxonomy) -> str:
 def _tally(counts: dict[str, int]) -> str:
     """Counts as "5 added, 2 exists" (or "none"), for one-line summaries."""
     return ", ".join(f"{n} {what}" for what, n in counts.items()) or "none"
+
+
+def _outcomes(counts: dict[str, int]) -> str:
+    """Step outcomes tallied; the recorded outcome "failed" is a step left without a usable
+    answer (a failed call or an unreadable answer), which the words must not confuse with
+    the failed calls of the calls table."""
+    return _tally({UNUSABLE if what == "failed" else what: n for what, n in counts.items()})
 
 
 @taxonomy_app.command()
@@ -152,14 +166,19 @@ def build(
     console.print(
         f"{report.queries} queries, {report.tags} capabilities "
         f"({report.extraction_failed} extractions without a usable answer); "
-        f"insert: {_tally(report.insert)}; refine: {_tally(report.refine)}; "
+        f"insert: {_outcomes(report.insert)}; refine: {_outcomes(report.refine)}; "
         f"{report.nodes_before_pruning} nodes before pruning, {report.nodes} after "
         f"({report.leaves} leaves, depth {report.depth})",
         highlight=False,
     )
     console.print(_build_steps(report), highlight=False)
+    for cause, problem in report.examples.items():
+        console.print(f"  {escape(cause)}: e.g. {escape(problem)}", highlight=False)
+    if not report.grown:
+        console.print(_not_grown(report), highlight=False)
     console.print(f"taxonomy written to [bold]{taxonomy_out}[/]")
     print_stages(out, [result.summary])
+    exit_if_all_failed([result.summary])
 
 
 def _build_steps(report: TaxBuilderReport) -> str:
@@ -178,6 +197,23 @@ def _build_steps(report: TaxBuilderReport) -> str:
         f"model answers: {', '.join(calls)}; no usable answer: {', '.join(failures)}; "
         f"depth {report.depth_before_pruning} before pruning"
     )
+
+
+def _not_grown(report: TaxBuilderReport) -> str:
+    """Why the pruned taxonomy holds nothing the seed did not."""
+    added = report.insert.get("added", 0)
+    why = (
+        f"pruning folded the {added} node{'' if added == 1 else 's'} added into the seed's "
+        "(single-child chains collapse)"
+        if added
+        else "no capability was added"
+    )
+    if report.extraction_failed:
+        why += (
+            f"; {report.extraction_failed} of {report.queries} queries gave no usable "
+            "capability (see the examples above)"
+        )
+    return f"[yellow]the taxonomy is the seed's, grown by nothing[/]: {why}"
 
 
 @taxonomy_app.command()
@@ -214,6 +250,7 @@ def tag(
         highlight=False,
     )
     print_stages(out, [result.summary])
+    exit_if_all_failed([result.summary])
 
 
 @taxonomy_app.command()
@@ -249,12 +286,13 @@ def synthesize(
     console.print(
         f"{len(result.added)} queries added in {report.rounds} "
         f"round{'' if report.rounds == 1 else 's'} "
-        f"({escape(_tally(report.outcomes))}); "
+        f"({escape(_outcomes(report.outcomes))}); "
         f"{len(report.short_after)} of {report.leaves} leaves still short, "
         f"{len(report.no_reference)} without any reference; written to [bold]{bench_out}[/]",
         highlight=False,
     )
     print_stages(out, [result.summary])
+    exit_if_all_failed([result.summary])
 
 
 def _print_pc2(report: PC2Report) -> None:
@@ -352,6 +390,7 @@ def pc2(
         )
     if as_json:
         print(result.report.model_dump_json(indent=2))
-        return
-    _print_pc2(result.report)
-    print_stages(run_dir, [result.summary])
+    else:
+        _print_pc2(result.report)
+        print_stages(run_dir, [result.summary])
+    exit_if_all_failed([result.summary])

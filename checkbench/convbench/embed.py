@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -43,6 +43,15 @@ class FittedEmbedder(Embedder, Protocol):
     def fit(self, texts: Sequence[str]) -> None:
         """Learn from a uniform sample of the corpus, before any `embed`."""
         ...
+
+
+EmbedChunks = Callable[[Embedder, Iterable[Sequence[str]]], Iterator[np.ndarray]]
+"""Embeds chunks of texts with an embedder, one array per chunk, in order."""
+
+
+def embed_here(embedder: Embedder, chunks: Iterable[Sequence[str]]) -> Iterator[np.ndarray]:
+    """Each chunk embedded in this process."""
+    return map(embedder.embed, chunks)
 
 
 def l2_normalise(vectors: Any) -> np.ndarray:
@@ -85,9 +94,18 @@ class WordLlamaEmbedder:
             raise CheckbenchError("this wordllama version's tokenizer is not the one expected")
         self._table: np.ndarray = model.embedding
         self._bpe = model.tokenizer.model
+        self._cached_words = cached_words
         self._word_ids = functools.lru_cache(maxsize=cached_words)(self._tokenize_word)
         self.max_tokens = max_tokens
         self.name = f"wordllama:l2_supercat:{dim}"
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the word cache (Ray ships the fitted embedder to its workers)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_word_ids"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._word_ids = functools.lru_cache(maxsize=self._cached_words)(self._tokenize_word)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Mean token vector of each text, as (texts x token counts) @ table, normalised.

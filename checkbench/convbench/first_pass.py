@@ -18,6 +18,7 @@ from typing import Any
 
 from checkbench.convbench.buildspec import BuildSpec
 from checkbench.convbench.curate import Concession, select
+from checkbench.convbench.engine import LOCAL_ENGINE, BuildEngine
 from checkbench.convbench.ingest import Conversation
 from checkbench.convbench.logs import LogTally, stream_logs
 from checkbench.convbench.markers import Markers
@@ -93,13 +94,19 @@ class FirstPass:
 
 @contextmanager
 def first_pass(
-    spec: BuildSpec, logs: list[Path], vocabulary: frozenset[str] | None, markers: Markers
+    spec: BuildSpec,
+    logs: list[Path],
+    vocabulary: frozenset[str] | None,
+    markers: Markers,
+    engine: BuildEngine = LOCAL_ENGINE,
 ) -> Iterator[FirstPass]:
     """Read the logs once through the cheap stages of `spec` (topics when `vocabulary` is not
-    None)."""
+    None), parsing and embedding where `engine` says."""
     tally = LogTally()
     selection: dict[str, Decision[Concession]] = {}
-    stream = stream_logs(logs, spec.fmt, strict=spec.strict, limit=spec.limit, tally=tally)
+    stream = stream_logs(
+        logs, spec.fmt, strict=spec.strict, limit=spec.limit, tally=tally, parse=engine.parse
+    )
     if spec.mode == "feedback":
         stream = _selected(stream, spec.settings, markers, selection)
     with tempfile.TemporaryDirectory(prefix="checkbench-build-") as scratch:
@@ -107,7 +114,7 @@ def first_pass(
         if vocabulary is None:
             topics, chosen = None, {conversation.id: None for conversation in stream}
         else:
-            topics = _cluster(stream, spec, vocabulary, assignments)
+            topics = _cluster(stream, spec, vocabulary, assignments, engine)
             chosen = _chosen(topics, assignments)
         yield FirstPass(tally, selection, topics, chosen, assignments)
 
@@ -140,6 +147,7 @@ def _cluster(
     spec: BuildSpec,
     vocabulary: frozenset[str],
     assignments: Path,
+    engine: BuildEngine,
 ) -> TopicReport | None:
     """Tier 1: topics of the first user messages (None when there is nothing to cluster)."""
     first = next(stream, None)
@@ -161,4 +169,5 @@ def _cluster(
         spec.topics,
         assignments=assignments,
         workdir=assignments.parent,
+        embed=engine.embed,
     )

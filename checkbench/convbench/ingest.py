@@ -20,7 +20,7 @@ import hashlib
 import json
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -87,6 +87,10 @@ class RecordError(Exception):
         self.detail = detail
         super().__init__(f"{reason} ({detail})" if detail else reason)
 
+    def __reduce__(self) -> tuple[type[RecordError], tuple[str, str | None, str]]:
+        """Pickled whole (records may be parsed in other processes)."""
+        return RecordError, (self.reason, self.field, self.detail)
+
     def located(self, path: Path, line: int) -> InputError:
         """The same problem as a user-facing error naming file, line and field."""
         return InputError(str(self), path=path, line=line, field=self.field)
@@ -143,6 +147,14 @@ _SPECS = {
 _TOP_LEVEL = frozenset({"language", "model"})
 
 
+RawRow = tuple[int, bytes | dict[str, Any]]
+"""A record as read: its line (or Parquet row) number and its undecoded line (or row)."""
+Parsed = tuple[int, Conversation | RecordError]
+ParseRows = Callable[[str, Format, Iterator[RawRow]], Iterator[Parsed]]
+"""Turns the raw records of one file (its name, the format) into conversations or the
+reason each is not one, in order."""
+
+
 def iter_conversations(
     path: str | Path,
     fmt: Format = "auto",
@@ -150,16 +162,29 @@ def iter_conversations(
     strict: bool = False,
     on_error: Callable[[InputError], None] | None = None,
     stats: IngestStats | None = None,
+    parse: ParseRows | None = None,
 ) -> Iterator[Conversation]:
     """Stream the conversations of a log file, skipping (and counting) or raising on bad records.
 
     Pass an `IngestStats` to read the counts and skip reasons afterwards; `on_error` sees each
     skipped record's located error as it happens. File-level problems always raise `InputError`.
+    `parse` turns the raw records into conversations (default `parse_rows`, here; the Ray
+    executor parses them on its workers), in order.
     """
     if fmt not in get_args(Format):
         raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(get_args(Format))}")
     path = input_file(path)
-    return _stream(path, fmt, strict, on_error, stats if stats is not None else IngestStats())
+    stats = stats if stats is not None else IngestStats()
+    return _stream(path, fmt, strict, on_error, stats, parse or parse_rows)
+
+
+def parse_rows(name: str, fmt: Format, rows: Iterable[RawRow]) -> Iterator[Parsed]:
+    """Each raw record of the file `name` parsed, or why it cannot be."""
+    for line, raw in rows:
+        try:
+            yield line, parse_record(_decode(raw), fmt, Source(path=name, line=line))
+        except RecordError as exc:
+            yield line, exc
 
 
 def _stream(
@@ -168,22 +193,20 @@ def _stream(
     strict: bool,
     on_error: Callable[[InputError], None] | None,
     stats: IngestStats,
+    parse: ParseRows,
 ) -> Iterator[Conversation]:
-    name = str(path)
-    for line, raw in _rows(path):
+    for line, parsed in parse(str(path), fmt, _rows(path)):
         stats.read += 1
-        try:
-            conversation = parse_record(_decode(raw), fmt, Source(path=name, line=line))
-        except RecordError as exc:
-            error = exc.located(path, line)
+        if isinstance(parsed, RecordError):
+            error = parsed.located(path, line)
             if strict:
                 raise error from None
-            stats.skip(exc.reason, error)
+            stats.skip(parsed.reason, error)
             if on_error is not None:
                 on_error(error)
             continue
         stats.kept += 1
-        yield conversation
+        yield parsed
 
 
 def parse_record(record: Any, fmt: Format, source: Source) -> Conversation:

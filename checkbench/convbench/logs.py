@@ -12,7 +12,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checkbench.convbench.ingest import Conversation, Format, IngestStats, iter_conversations
+from checkbench.convbench.ingest import (
+    Conversation,
+    Format,
+    IngestStats,
+    ParseRows,
+    iter_conversations,
+)
 from checkbench.errors import InputError
 from checkbench.inputs import input_file
 
@@ -67,16 +73,17 @@ def stream_logs(
     strict: bool,
     limit: int | None,
     tally: LogTally | None = None,
+    parse: ParseRows | None = None,
 ) -> Iterator[Conversation]:
     """Conversations of every log in order, each id once, at most `limit` from each log.
 
     A later conversation with an id already seen is a rejection (or, with `strict`, an error):
-    ids key every stage record of the build.
+    ids key every stage record of the build. `parse` parses the records (`iter_conversations`).
     """
     tally = tally if tally is not None else LogTally()
     seen: set[str] = set()
     for path in paths:
-        for conversation in _read_file(path, fmt, strict, tally):
+        for conversation in _read_file(path, fmt, strict, tally, parse):
             if conversation.id in seen:
                 error = InputError(
                     f"{DUPLICATE} {conversation.id!r}",
@@ -96,7 +103,9 @@ def stream_logs(
                 break
 
 
-def _read_file(path: Path, fmt: Format, strict: bool, tally: LogTally) -> Iterator[Conversation]:
+def _read_file(
+    path: Path, fmt: Format, strict: bool, tally: LogTally, parse: ParseRows | None
+) -> Iterator[Conversation]:
     """One log's conversations; every record read is counted, every skipped one recorded."""
     name = str(path)
     stats = IngestStats()
@@ -109,6 +118,9 @@ def _read_file(path: Path, fmt: Format, strict: bool, tally: LogTally) -> Iterat
         tally.read[name] += 1
         tally.rejections.append(Rejection(f"{error.path}:{error.line}", reason, str(error)))
 
-    for conversation in iter_conversations(path, fmt, strict=strict, on_error=skipped, stats=stats):
+    conversations = iter_conversations(
+        path, fmt, strict=strict, on_error=skipped, stats=stats, parse=parse
+    )
+    for conversation in conversations:
         tally.read[name] += 1
         yield conversation

@@ -33,6 +33,7 @@ from typing import Any
 from checkbench.convbench.buildspec import BuildSpec
 from checkbench.convbench.candidate import Candidate
 from checkbench.convbench.domain import describe
+from checkbench.convbench.engine import LOCAL_ENGINE, BuildEngine
 from checkbench.convbench.feedback import label_counts
 from checkbench.convbench.first_pass import FirstPass, first_pass
 from checkbench.convbench.flow import model_stages
@@ -66,29 +67,35 @@ async def build_benchmark(
     backend: ChatBackend,
     *,
     progress: ProgressSink | None = None,
+    engine: BuildEngine = LOCAL_ENGINE,
 ) -> BuildSummary:
     """Run the build described by `spec` with `backend` (opened for `spec.model`); write the
-    benchmark to `bench` and the report and every stage record into `run_dir`. Rerunning the
-    same build makes no new model calls."""
+    benchmark to `bench` and the report and every stage record into `run_dir` (only this
+    process writes: `engine` says where records are parsed, messages embedded and decisions
+    made). Rerunning the same build makes no new model calls."""
     logs = check_logs(spec.logs)
     vocabulary = _vocabulary(spec)
     markers = _markers(spec)
     config = _config(spec, logs, vocabulary, markers, backend)
     _check_run_dir(Path(run_dir), config)
-    with first_pass(spec, logs, vocabulary, markers) as cheap:
+    with first_pass(spec, logs, vocabulary, markers, engine) as cheap:
         if cheap.tally.rejections and not cheap.tally.total_kept:  # before any run directory
             skipped = len(cheap.tally.rejections)
             raise CheckbenchError(
                 f"{cheap.tally.rejections[0].error}; no record of the logs is usable "
                 f"({skipped} skipped), nothing written"
             )
-        again = stream_logs(logs, spec.fmt, strict=spec.strict, limit=spec.limit)
+        again = stream_logs(
+            logs, spec.fmt, strict=spec.strict, limit=spec.limit, parse=engine.parse
+        )
         candidates = [Candidate(c, cheap.chosen[c.id]) for c in again if c.id in cheap.chosen]
         with RunStore(run_dir) as store:
             store.set_meta("build_config", config)
             _record(store, cheap)
             model = StepModel(backend, Caller(store))
-            build = BuildStages(store, model, spec.settings, progress or ProgressSink())
+            build = BuildStages(
+                store, model, spec.settings, progress or ProgressSink(), decider=engine.decide
+            )
             domain = None
             if spec.domain is not None:
                 domain = (spec.domain, describe(spec.domain, spec.domain_description))

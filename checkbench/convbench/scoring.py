@@ -17,21 +17,30 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from checkbench.convbench.checklist import INSTRUCTION
 from checkbench.convbench.rank_agreement import RankAgreement, rank_agreement
 from checkbench.schema import Item, Response, Verdict
-from checkbench.scoring import GroupScore, UnscoredPolicy, model_summaries, score_responses
+from checkbench.scoring import (
+    GroupScore,
+    UnscoredPolicy,
+    model_summaries,
+    most_samples,
+    score_responses,
+)
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 
 CheckMode = Literal["instruction", "all"]
 
 
 class ModelScore(GroupScore):
-    """One model's mean score (0-100) over instructions, with its 95% interval."""
+    """One model's mean score (0-100) over instructions, with its 95% interval; `samples`:
+    the most answers it gave one instruction (`--samples K`, each scored by their mean), left
+    out of the JSON when 1."""
 
     model: str
+    samples: int = Field(default=1, exclude_if=lambda samples: samples == 1)
 
 
 class BenchScores(BaseModel):
@@ -81,7 +90,11 @@ def bench_scores(
     responses = [response for response in responses if response.item_id in ids]
     verdicts = [v for v in verdicts if (v.item_id, v.check_id) in check_ids]
     summaries = model_summaries(kept, responses, verdicts, policy=policy, b=b, seed=seed)
-    models = [ModelScore(model=model, **score.model_dump()) for model, score in summaries.items()]
+    samples = most_samples(responses)
+    models = [
+        ModelScore(model=model, samples=samples[model], **score.model_dump())
+        for model, score in summaries.items()
+    ]
     models.sort(key=lambda row: (row.score is None, -(row.score or 0.0), row.model))
     agreement = None
     if reference is not None:

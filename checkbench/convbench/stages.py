@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -108,10 +108,44 @@ def failure(answer: Structured[Any]) -> Decision[Any]:
     return Decision.drop(reason, problem=problem, raw=answer.raw, attempts=answer.attempts)
 
 
+Decided = Callable[[int, Decision[Any]], None]
+"""Takes the decision on the candidate at an index: records it and counts it."""
+
+
+class Decider(Protocol):
+    """Where a stage's decisions are made: `decided` is told each one, in any order, with
+    `run` advanced after each (its progress started on the candidates)."""
+
+    async def __call__(
+        self,
+        build: BuildStages,
+        run: StageRun,
+        candidates: Sequence[Candidate],
+        step: Step,
+        decided: Decided,
+    ) -> None: ...
+
+
+async def decide_here(
+    build: BuildStages,
+    run: StageRun,
+    candidates: Sequence[Candidate],
+    step: Step,
+    decided: Decided,
+) -> None:
+    """The decisions made in this process, concurrently up to the model's limit."""
+
+    async def one(index: int) -> None:
+        decided(index, await step(build, candidates[index]))
+
+    await run.pool(range(len(candidates)), build.model.max_concurrency, one)
+
+
 @dataclass
 class BuildStages:
     """The run store, the build's model, the settings and the progress display, with what the
-    stages so far counted and which prompts they used."""
+    stages so far counted and which prompts they used; `decider` makes the decisions (here,
+    or on Ray workers)."""
 
     store: RunStore
     model: StepModel
@@ -119,6 +153,7 @@ class BuildStages:
     progress: ProgressSink
     counts: list[StageCount] = field(default_factory=list)
     prompts: set[str] = field(default_factory=set)
+    decider: Decider = decide_here
 
     async def ask(
         self, prompt: str, values: Mapping[str, str], answer: type[A], *, max_tokens: int
@@ -136,14 +171,13 @@ class BuildStages:
     async def decide(
         self, stage: str, candidates: Sequence[Candidate], step: Step
     ) -> list[tuple[Candidate, Any]]:
-        """Run `step` on every candidate (concurrently, up to the model's limit) as one
-        StageRun, record each decision under the candidate's key, count the stage, and return
-        the kept candidates with their values, in order."""
+        """Run `step` on every candidate as one StageRun, record each decision under the
+        candidate's key, count the stage, and return the kept candidates with their values,
+        in order."""
         run = StageRun.begin(self.store, self.model.caller, self.progress)
         decisions: dict[int, Decision[Any]] = {}
 
-        async def one(index: int) -> None:
-            decision = await step(self, candidates[index])
+        def decided(index: int, decision: Decision[Any]) -> None:
             decisions[index] = decision
             self.store.put_record(
                 RECORD_PREFIX + stage,
@@ -151,7 +185,8 @@ class BuildStages:
                 {"kept": decision.kept, "reason": decision.reason, **decision.record},
             )
 
-        await run.each(stage, range(len(candidates)), self.model.max_concurrency, one)
+        run.progress.start(stage, len(candidates))
+        await self.decider(self, run, candidates, step, decided)
         tally = StageTally(stage)
         kept = []
         for index, candidate in enumerate(candidates):

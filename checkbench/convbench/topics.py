@@ -43,7 +43,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics import pairwise_distances, silhouette_score
 from threadpoolctl import threadpool_limits
 
-from checkbench.convbench.embed import Embedder, FittedEmbedder
+from checkbench.convbench.embed import EmbedChunks, Embedder, FittedEmbedder, embed_here
 from checkbench.convbench.ingest import Conversation
 from checkbench.convbench.segment import Segmenter
 from checkbench.convbench.topic_report import Assignment, Cluster, TopicConfig, TopicReport
@@ -63,11 +63,14 @@ def cluster_topics(
     *,
     assignments: str | Path | None = None,
     workdir: str | Path | None = None,
+    embed: EmbedChunks | None = None,
 ) -> TopicReport:
     """Cluster conversations by their first user message and keep the in-domain clusters.
 
     `assignments`, if given, receives one `Assignment` per conversation in input order (written
     atomically). Scratch files go to a temporary folder under `workdir` and are removed after.
+    `embed` embeds the spilled messages chunk by chunk, in order, with the fitted embedder
+    (here by default; the Ray executor embeds on its workers).
     """
     config = config or TopicConfig()
     timings = dict.fromkeys(("stream", "embed", "choose_k", "fit", "keywords", "assign"), 0.0)
@@ -83,7 +86,9 @@ def cluster_topics(
         # The limit reaches only libraries already loaded: sklearn is imported at module level.
         with threadpool_limits(limits=1):
             with _timed(timings, "embed"):
-                sample_vectors = _embed_all(embedder, scratch, sample.texts, config.chunk_size)
+                sample_vectors = _embed_all(
+                    embedder, scratch, sample.texts, config.chunk_size, embed or embed_here
+                )
             with _timed(timings, "choose_k"):
                 centres, scores = _initial_centres(sample_vectors, config)
             with _timed(timings, "fit"):
@@ -131,14 +136,18 @@ def _spill(
 
 
 def _embed_all(
-    embedder: Embedder, scratch: _Scratch, sample: list[str], chunk_size: int
+    embedder: Embedder,
+    scratch: _Scratch,
+    sample: list[str],
+    chunk_size: int,
+    embed: EmbedChunks,
 ) -> np.ndarray:
     """Fit the embedder on the sample if it learns, spill every message's vector, and return
     the sample's vectors."""
     if isinstance(embedder, FittedEmbedder):
         embedder.fit(sample)
-    for texts in scratch.texts(chunk_size):
-        scratch.append_vectors(embedder.embed(texts))
+    for vectors in embed(embedder, scratch.texts(chunk_size)):
+        scratch.append_vectors(vectors)
     return embedder.embed(sample)
 
 

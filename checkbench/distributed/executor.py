@@ -16,8 +16,9 @@ ExecutorName = Literal["local", "ray"]
 @dataclass(frozen=True)
 class RayExecutor:
     """Run the model calls as Ray Data pipelines. `address` is the cluster to join (None:
-    $RAY_ADDRESS, else a Ray instance started on this machine); `workers` actors each take
-    `batch_size` jobs at a time; the run store is read `chunk` jobs per pipeline."""
+    $RAY_ADDRESS, else a Ray instance started on this machine); up to `workers` tasks at a
+    time each take `batch_size` jobs (or log records); the run store (or a log) is read
+    `chunk` jobs (records) per pipeline."""
 
     address: str | None = None
     workers: int = 2

@@ -1,12 +1,16 @@
-"""Generation and judging as Ray Data pipelines, driven from the process that holds the run.
+"""Stages on Ray: the local stages (generation, judging, a build's decisions) with a
+`Dispatch` that works their jobs off as Ray Data pipelines, driven from the process that holds
+the run.
 
-The driver reads the jobs left to do from the run store (what is stored already is never
-dispatched), hands them to Ray `chunk` at a time (`ray.data.from_items`, then `map_batches` on
-actors that make the model calls), and writes what comes back: only the driver writes
-run.sqlite, each batch's calls and results together, so a rerun resumes and the calls table
-is complete as with the local executor. Before a candidate's job is dispatched its request is
-looked up in the store: an answered one is served from there, as locally. The judge's requests
-are built on the workers, whose cache is their batch's calls (they cannot read the store).
+The stage reads the jobs left to do from the run store (what is stored already is never
+dispatched); `RayDispatch` takes them `chunk` at a time. Each job is first tried here against
+the store alone (`ProbeCaller`): one whose every call is stored (a rerun, a repeated request)
+is finished here from the cache, as locally. The others go to Ray (`ray.data.from_items`, then
+`map_batches` as tasks that run the stage's own work on one job) with the stored answers they
+met, which the workers serve from their cache; a job that repeats the missing request of
+another job of the chunk waits here for that answer. The driver alone writes run.sqlite, each
+batch's calls and results together, so a rerun resumes and the calls table is complete as with
+the local executor.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import functools
 import itertools
 import pickle
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from checkbench.distributed.executor import (
@@ -25,40 +29,22 @@ from checkbench.distributed.executor import (
     ray_executor,
     ray_module,
 )
-from checkbench.distributed.worker import (
-    DONE,
-    JOB,
-    Answering,
-    BatchDone,
-    Judging,
-    ModelRecipe,
-    StageWorker,
-    Work,
-)
+from checkbench.distributed.worker import DONE, JOB, BatchDone, ModelRecipe, RemoteWork, work_batch
 from checkbench.errors import InputError
-from checkbench.generate import (
-    GenerationSettings,
-    answer_item,
-    candidate_request,
-    generate_responses,
-)
-from checkbench.judges.checklist import JudgeSettings, judge_name
-from checkbench.judges.stage import judge_responses, record_judge
+from checkbench.generate import generate_responses
+from checkbench.judges.stage import judge_responses
 from checkbench.llm import ModelOptions
-from checkbench.llm.base import ChatBackend, backend_identity
+from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, backend_identity
 from checkbench.llm.batch import BatchBackend
-from checkbench.schema import Item, Response
-from checkbench.steps.caller import Caller
+from checkbench.steps.caller import Caller, CallOutcome
 from checkbench.steps.model import StepModel
-from checkbench.steps.progress import ProgressSink
-from checkbench.steps.stage import StageRun, StageSummary
+from checkbench.steps.pool import run_pool
+from checkbench.steps.stage import StageRun, StageSummary, StageWork, dispatch_here
 from checkbench.store import RunStore
 
 J = TypeVar("J")
 R = TypeVar("R")
 Stage = Callable[..., Awaitable[StageSummary]]
-Job = tuple[str, Item]
-"""A generation job: the candidate's name and the item it answers."""
 
 
 @dataclass(frozen=True)
@@ -79,9 +65,7 @@ def generation(executor: Executor, specs: Sequence[str], options: ModelOptions |
     if ray is None:
         return generate_responses
     ray_module()
-    return functools.partial(
-        ray_generate, specs=tuple(specs), options=options or ModelOptions(), ray=ray
-    )
+    return functools.partial(generate_responses, dispatch=RayDispatch(ray, tuple(specs), options))
 
 
 def judging(executor: Executor, spec: str, options: ModelOptions | None) -> Stage:
@@ -90,7 +74,7 @@ def judging(executor: Executor, spec: str, options: ModelOptions | None) -> Stag
     if ray is None:
         return judge_responses
     ray_module()
-    return functools.partial(ray_judge, spec=spec, options=options or ModelOptions(), ray=ray)
+    return functools.partial(judge_responses, dispatch=RayDispatch(ray, (spec,), options))
 
 
 def _recipes(
@@ -103,135 +87,130 @@ def _recipes(
     return tuple(ModelRecipe.of(s, b, options) for s, b in zip(specs, backends, strict=True))
 
 
-def _dispatch(ray: RayExecutor, work: Work[J, R], jobs: list[J]) -> Iterator[BatchDone[R]]:
+@dataclass
+class ProbeCaller(Caller):
+    """A Caller that only looks answers up in the store: a request it has not answered (or
+    one asked past the cache) fails, and is noted as missed; the stored answers met are kept
+    for the worker that will do the job."""
+
+    hits: dict[str, ChatResult] = field(default_factory=dict)
+    missed: set[str] = field(default_factory=set)
+
+    async def call(
+        self, backend: ChatBackend, request: ChatRequest, *, role: str, fresh: bool = False
+    ) -> CallOutcome:
+        key = request.cache_key(backend_identity(backend))
+        cached = None if fresh else self.store.cached_result(key)
+        if cached is None:
+            self.missed.add(key)
+            return CallOutcome(None, "not stored", cached=False, latency_s=0.0)
+        self.hits[key] = cached
+        self.counters.cached += 1
+        return CallOutcome(cached, None, cached=True, latency_s=0.0)
+
+
+@dataclass(frozen=True)
+class RayDispatch:
+    """A `Dispatch` whose jobs needing a model call run on Ray workers. `specs` name the
+    stage's models, in the order of the models it is given, and `options` open them."""
+
+    ray: RayExecutor
+    specs: tuple[str, ...]
+    options: ModelOptions | None = None
+
+    async def __call__(
+        self,
+        stage: StageRun,
+        work: StageWork[J, R],
+        models: Mapping[str, StepModel],
+        jobs: Iterable[J],
+        workers: int,
+        done: Callable[[R], None],
+    ) -> None:
+        backends = [model.backend for model in models.values()]
+        remote = RemoteWork(_recipes(backends, self.specs, self.options or ModelOptions()), work)
+        pending = iter(jobs)
+        while chunk := list(itertools.islice(pending, self.ray.chunk)):
+            sent, waiting = await _try_here(stage, work, models, chunk, workers, done)
+            for batch in _dispatch(self.ray, remote, sent):
+                for result in batch.results:
+                    done(result)
+                await _settle(stage, batch)
+            await dispatch_here(stage, work, models, waiting, workers, done)
+
+
+async def _try_here(
+    stage: StageRun,
+    work: StageWork[J, R],
+    models: Mapping[str, StepModel],
+    chunk: list[J],
+    workers: int,
+    done: Callable[[R], None],
+) -> tuple[list[tuple[J, dict[str, ChatResult]]], list[J]]:
+    """Finish here the jobs the store answers; return (the jobs for Ray with the stored
+    answers they met, the jobs that wait here for a request one of those makes)."""
+    store = stage.caller.store
+    sent: list[tuple[J, dict[str, ChatResult]]] = []
+    waiting: list[J] = []
+    asked: set[str] = set()
+
+    async def one(job: J) -> None:
+        probe = ProbeCaller(store)
+        result = await work.run({n: replace(m, caller=probe) for n, m in models.items()}, job)
+        if not probe.missed:
+            stage.caller.counters.add(probe.counters)
+            done(result)
+            await store.durable()
+            stage.advance()
+        elif probe.missed <= asked:
+            waiting.append(job)
+        else:
+            asked.update(probe.missed)
+            sent.append((job, probe.hits))
+
+    await run_pool(chunk, workers, one)
+    return sent, waiting
+
+
+def _dispatch(
+    ray: RayExecutor, work: RemoteWork[J, R], jobs: list[tuple[J, dict[str, ChatResult]]]
+) -> Iterator[BatchDone[R]]:
     """The jobs through one Ray Data pipeline; batches come back as the workers finish them."""
     if not jobs:
         return
+    rows = [pickle.dumps(job) for job in jobs]
+    for done in pipeline(ray, rows, work_batch, {"work": work}, ray.batch_size):
+        yield pickle.loads(done)
+
+
+def pipeline(
+    ray: RayExecutor,
+    rows: list[bytes],
+    task: Callable[..., dict[str, list[bytes]]],
+    arguments: dict[str, Any],
+    batch_size: int,
+) -> Iterator[bytes]:
+    """One Ray Data pipeline: the (pickled) rows, `batch_size` to a `task(batch, **arguments)`
+    (up to `ray.workers` at a time), its output rows as they come."""
     data = connect(ray).data
-    rows = data.from_items([{JOB: pickle.dumps(job)} for job in jobs])
-    done = rows.map_batches(
-        StageWorker,
-        fn_constructor_args=(work,),
-        batch_size=ray.batch_size,
+    done = data.from_items([{JOB: row} for row in rows]).map_batches(
+        task,
+        fn_kwargs=arguments,
+        batch_size=batch_size,
         batch_format="pyarrow",
-        compute=data.ActorPoolStrategy(size=min(ray.workers, len(jobs))),
+        concurrency=min(ray.workers, len(rows)),
         num_cpus=ray.worker_cpus,
     )
     for row in done.iter_rows():
-        yield pickle.loads(row[DONE])
+        yield row[DONE]
 
 
-def _chunks(ray: RayExecutor, jobs: Iterable[J]) -> Iterator[list[J]]:
-    """The jobs `ray.chunk` at a time, read as the pipelines take them."""
-    pending = iter(jobs)
-    while chunk := list(itertools.islice(pending, ray.chunk)):
-        yield chunk
-
-
-async def _split_cached(
-    store: RunStore, settings: GenerationSettings, models: Mapping[str, StepModel], jobs: list[Job]
-) -> tuple[list[Job], list[Job]]:
-    """(jobs for Ray, jobs to answer here): a job whose request the store has answered, or
-    that repeats the request of another job of the chunk, is answered here once the chunk is
-    stored, from the cache as the local executor would."""
-    remote: list[Job] = []
-    here: list[Job] = []
-    keys: set[str] = set()
-    for name, item in jobs:
-        backend = models[name].backend
-        request = await candidate_request(item, settings, backend)
-        key = request.cache_key(backend_identity(backend))
-        if key in keys or store.cached_result(key) is not None:
-            here.append((name, item))
-        else:
-            keys.add(key)
-            remote.append((name, item))
-    return remote, here
-
-
-async def _settle(stage: StageRun, store: RunStore, done: BatchDone[Any]) -> None:
+async def _settle(stage: StageRun, done: BatchDone[Any]) -> None:
     """Record a batch's calls, count them, commit, then advance once per job."""
-    for record, replace in done.calls:
-        store.record_call(record, replace=replace)
+    store: RunStore = stage.caller.store
+    for record, replaced in done.calls:
+        store.record_call(record, replace=replaced)
     stage.caller.counters.add(done.counters)
     await store.durable()
     for _ in done.results:
         stage.advance()
-
-
-async def ray_generate(
-    store: RunStore,
-    backends: Sequence[ChatBackend],
-    *,
-    specs: Sequence[str],
-    options: ModelOptions,
-    ray: RayExecutor,
-    settings: GenerationSettings | None = None,
-    caller: Caller | None = None,
-    progress: ProgressSink | None = None,
-) -> StageSummary:
-    """`generate_responses` on Ray: every stored item not yet answered by each backend."""
-    work = Answering(_recipes(backends, specs, options), settings or GenerationSettings())
-    stage = StageRun.begin(store, caller, progress)
-    items = store.count_items()
-    already = sum(store.count_answered(backend.name) for backend in backends)
-    stage.progress.start("generate", items * len(backends) - already)
-    models = {backend.name: stage.model(backend) for backend in backends}
-    failed = 0
-
-    def put(response: Response) -> None:
-        nonlocal failed
-        store.put_response(response)
-        failed += response.error is not None
-
-    async def answer_here(job: Job) -> None:
-        name, item = job
-        put(await answer_item(models[name], item, work.settings))
-
-    jobs = ((b.name, item) for b in backends for item in store.unanswered(b.name))
-    for chunk in _chunks(ray, jobs):
-        remote, here = await _split_cached(store, work.settings, models, chunk)
-        for done in _dispatch(ray, work, remote):
-            for response in done.results:
-                put(response)
-            await _settle(stage, store, done)
-        await stage.pool(here, max(b.max_concurrency for b in backends), answer_here)
-    return stage.clock.summary(
-        "generate", total=items * len(backends), already_done=already, errors=failed
-    )
-
-
-async def ray_judge(
-    store: RunStore,
-    backend: ChatBackend,
-    *,
-    spec: str,
-    options: ModelOptions,
-    ray: RayExecutor,
-    settings: JudgeSettings | None = None,
-    caller: Caller | None = None,
-    progress: ProgressSink | None = None,
-) -> StageSummary:
-    """`judge_responses` on Ray: every response this judge has not fully scored."""
-    settings = settings or JudgeSettings()
-    work = Judging(_recipes([backend], [spec], options), settings)
-    stage = StageRun.begin(store, caller, progress)
-    judge = judge_name(backend, settings)
-    record_judge(store, judge, settings)
-    total, todo = store.count_judgeable(judge)
-    stage.progress.start(f"judge ({judge})", todo)
-    unscored: list[str] = []
-    for chunk in _chunks(ray, store.unjudged(judge)):
-        for done in _dispatch(ray, work, chunk):
-            for label, verdicts in done.results:
-                store.put_verdicts(verdicts)
-                if any(v.passed is None for v in verdicts):
-                    unscored.append(label)
-            await _settle(stage, store, done)
-    return stage.clock.summary(
-        "judge",
-        total=total,
-        already_done=total - todo,
-        errors=len(unscored),
-        unscored=sorted(unscored),
-    )

@@ -1,11 +1,12 @@
-"""What runs on the Ray workers: actors that open a stage's backends once, then work off
-batches of jobs with checkbench's own request building and answer parsing (`answer_item`,
-`judge_response`) through a Caller. A worker never touches the run store: the calls it makes
-and the results it finds go back to the driver, which writes them."""
+"""What runs on the Ray workers: tasks that open a stage's backends once per worker process,
+then work off batches of jobs with checkbench's own request building and answer parsing
+(`answer_item`, `judge_response`) through a Caller. A worker never touches the run store: the
+calls it makes and the results it finds go back to the driver, which writes them."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import os
 import pickle
@@ -13,24 +14,22 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
-from checkbench.generate import GenerationSettings, answer_item
-from checkbench.judges.checklist import JudgeSettings, judge_response
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend, ChatResult
 from checkbench.llm.models_file import find_models_file
-from checkbench.schema import Item, Response, Verdict
 from checkbench.steps.caller import CallCounters, Caller
 from checkbench.steps.model import StepModel
+from checkbench.steps.stage import StageWork
 from checkbench.store import CallRecord, RunStore
 
 J = TypeVar("J")
 R = TypeVar("R")
 JOB = "job"
 DONE = "done"
-"""The column of a pipeline's input rows (one pickled job each) and of its output rows (one
-pickled BatchDone each)."""
+"""The column of a pipeline's input rows (one pickled job each, with the stored answers it
+needs) and of its output rows (one pickled BatchDone each)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +76,10 @@ class CallJournal:
     def cached_result(self, key: str) -> ChatResult | None:
         return self._results.get(key)
 
+    def seed(self, results: Mapping[str, ChatResult]) -> None:
+        """Serve these stored answers as cache hits (without recording them again)."""
+        self._results.update(results)
+
     def record_call(self, call: CallRecord, *, replace: bool = False) -> None:
         self.calls.append((call, replace))
         if call.result is not None:
@@ -99,67 +102,47 @@ class BatchDone(Generic[R]):
     counters: CallCounters
 
 
-class Work(Protocol[J, R]):
-    """A stage's work as the workers do it: the backends it needs and one job's result."""
-
-    @property
-    def models(self) -> tuple[ModelRecipe, ...]: ...
-
-    async def run(self, models: Mapping[str, StepModel], job: J) -> R: ...
-
-
 @dataclass(frozen=True)
-class Answering:
-    """Generation: a job is (candidate name, item), its result the Response."""
+class RemoteWork(Generic[J, R]):
+    """A stage's work as the workers do it: the backends it needs (by recipe) and the stage's
+    own work on one job (`StageWork`, the same code as in this process)."""
 
     models: tuple[ModelRecipe, ...]
-    settings: GenerationSettings
-
-    async def run(self, models: Mapping[str, StepModel], job: tuple[str, Item]) -> Response:
-        name, item = job
-        return await answer_item(models[name], item, self.settings)
+    work: StageWork[J, R]
 
 
-@dataclass(frozen=True)
-class Judging:
-    """Judging: a job is (item, response, tried before), its result the response's label and
-    verdicts. What an earlier run left unscored is asked again past the cache, as locally."""
-
-    models: tuple[ModelRecipe, ...]
-    settings: JudgeSettings
-
-    async def run(
-        self, models: Mapping[str, StepModel], job: tuple[Item, Response, bool]
-    ) -> tuple[str, list[Verdict]]:
-        item, response, tried = job
-        model = models[self.models[0].name]
-        model = replace(model, fresh=True) if tried else model
-        verdicts = await judge_response(model, item, response, self.settings)
-        return f"{response.item_id} ({response.model})", verdicts
+@functools.cache
+def _event_loop() -> asyncio.AbstractEventLoop:
+    """The worker process's event loop, kept for every batch it works off."""
+    return asyncio.new_event_loop()
 
 
-class StageWorker(Generic[J, R]):
-    """A Ray Data actor (map_batches): its backends and event loop live as long as it does."""
+@functools.cache
+def _backend(recipe: ModelRecipe) -> ChatBackend:
+    """The backend of `recipe`, opened once per worker process (Ray runs batches as tasks in
+    processes it keeps: an actor pool per pipeline cost ~12 s of start-up each on 2 cores),
+    kept open for later batches and stages; the process ends with the Ray worker."""
+    return recipe.open()
 
-    def __init__(self, work: Work[J, R]) -> None:
-        self.work = work
-        self.loop = asyncio.new_event_loop()
-        self.backends = [recipe.open() for recipe in work.models]
 
-    def __call__(self, batch: Any) -> dict[str, list[bytes]]:
-        jobs = [pickle.loads(blob) for blob in batch.column(JOB).to_pylist()]
-        done = self.loop.run_until_complete(self._batch(jobs))
-        return {DONE: [pickle.dumps(done)]}
+def work_batch(batch: Any, work: RemoteWork[J, R]) -> dict[str, list[bytes]]:
+    """A Ray Data task (map_batches): one batch of (job, stored answers it needs) worked off
+    with this process's backends."""
+    jobs = [pickle.loads(blob) for blob in batch.column(JOB).to_pylist()]
+    backends = [_backend(recipe) for recipe in work.models]
+    done = _event_loop().run_until_complete(_batch(work.work, backends, jobs))
+    return {DONE: [pickle.dumps(done)]}
 
-    async def _batch(self, jobs: list[J]) -> BatchDone[R]:
-        journal = CallJournal()
-        caller = Caller(cast(RunStore, journal))  # the Caller uses only what the journal has
-        models = {backend.name: StepModel(backend, caller) for backend in self.backends}
-        results = await asyncio.gather(*(self.work.run(models, job) for job in jobs))
-        return BatchDone(list(results), journal.calls, caller.counters)
 
-    def __del__(self) -> None:
-        """Close the backends' connections when Ray retires the actor."""
-        for backend in self.backends:
-            self.loop.run_until_complete(backend.aclose())
-        self.loop.close()
+async def _batch(
+    work: StageWork[J, R],
+    backends: list[ChatBackend],
+    jobs: list[tuple[J, Mapping[str, ChatResult]]],
+) -> BatchDone[R]:
+    journal = CallJournal()
+    for _, stored in jobs:
+        journal.seed(stored)
+    caller = Caller(cast(RunStore, journal))  # the Caller uses only what the journal has
+    models = {backend.name: StepModel(backend, caller) for backend in backends}
+    results = await asyncio.gather(*(work.run(models, job) for job, _ in jobs))
+    return BatchDone(list(results), journal.calls, caller.counters)

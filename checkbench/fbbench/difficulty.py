@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from checkbench.errors import InputError
 from checkbench.schema import Item, Response, Verdict
 from checkbench.scoring import score_responses
+from checkbench.steps.stage import StageSummary
 
 FULL_SCORE_TOLERANCE = 1e-6
 
@@ -36,6 +37,8 @@ class DifficultyReport(BaseModel):
     full_scores: dict[str, int]
     """Per weak model: items it answered with full score."""
     dropped_ids: list[str]
+    stages: list[StageSummary] = Field(default_factory=list)
+    """What answering and judging did in this invocation (set by the caller that ran them)."""
 
 
 def is_full(score: float | None) -> bool:

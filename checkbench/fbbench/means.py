@@ -5,10 +5,12 @@ macro mean over (scenario, task) groups, values taken in item order (see `scorin
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from itertools import islice
 
 import numpy as np
 
@@ -16,10 +18,13 @@ from checkbench.errors import InputError
 from checkbench.fbbench.dataset import SCENARIOS
 from checkbench.scoring import GroupScore, ItemScores, UnscoredPolicy, macro_summarize
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
+from checkbench.store import RunStore
 
 EC, RM = SCENARIOS["Error Correction"], SCENARIOS["Response Maintenance"]
 
 BREAKDOWN_FACETS = ("task", "subtask", "feedback_type", "deficiency")
+_KEYS = ("scenario", "task")
+"""The facets of an item's (scenario, task) group: one value each (`_only`)."""
 SLICES = (EC, RM, "all")
 """Breakdown slices: EC samples, RM samples, and all samples."""
 
@@ -54,26 +59,68 @@ class Layout:
     @classmethod
     def of(cls, tags: Iterable[tuple[str, Mapping[str, list[str]]]]) -> Layout:
         """The layout of items given as (id, tags) in order."""
-        codes: dict[tuple[str, str], int] = {}
-        group: list[int] = []
+        keys: list[tuple[str, str]] = []
         members: dict[str, dict[str, list[int]]] = {f: defaultdict(list) for f in BREAKDOWN_FACETS}
         for position, (item_id, item_tags) in enumerate(tags):
-            key = (_only(item_id, item_tags, "scenario"), _only(item_id, item_tags, "task"))
-            group.append(codes.setdefault(key, len(codes)))
+            keys.append((_only(item_id, item_tags, "scenario"), _only(item_id, item_tags, "task")))
             for facet, by_value in members.items():
                 for value in item_tags.get(facet, []):
                     by_value[value].append(position)
-        scenarios = [scenario for scenario, _ in codes]
-        codes_of = np.array(group, dtype=np.int64)
-        scenario_of = np.array(scenarios + [""], dtype=object)[codes_of]
-        return cls(
-            codes_of,
-            scenarios,
-            {EC: scenario_of == EC, RM: scenario_of == RM},
+        return cls._of(
+            keys,
             {
-                facet: {v: np.array(by_value[v], dtype=np.int64) for v in sorted(by_value)}
+                facet: {v: np.array(p, dtype=np.int64) for v, p in by_value.items()}
                 for facet, by_value in members.items()
             },
+        )
+
+    @classmethod
+    def of_store(cls, store: RunStore) -> Layout:
+        """The layout of a run store's items, each distinct tags parsed once."""
+        n = store.count_items()
+        seen: dict[tuple[str, str], int] = {}
+        key_of = np.zeros(n, dtype=np.int64)
+        members: dict[str, dict[str, list[np.ndarray]]] = {
+            f: defaultdict(list) for f in BREAKDOWN_FACETS
+        }
+        first_bad = n
+        for stored, listed in store.tag_sets():
+            tags, positions = json.loads(stored), np.array(listed.split(","), dtype=np.int64)
+            if any(len(tags.get(key, [])) != 1 for key in _KEYS):
+                first_bad = min(first_bad, int(positions.min()))
+                continue
+            key_of[positions] = seen.setdefault((tags["scenario"][0], tags["task"][0]), len(seen))
+            for facet, by_value in members.items():
+                for value in tags.get(facet, []):
+                    by_value[value].append(positions)
+        if first_bad < n:
+            item_id, _, _, stored = next(islice(store.item_columns(), first_bad, None))
+            for key in _KEYS:
+                _only(item_id, json.loads(stored), key)
+        keys = list(seen)
+        return cls._of(
+            [keys[code] for code in key_of.tolist()],
+            {
+                facet: {v: np.sort(np.concatenate(p)) for v, p in by_value.items()}
+                for facet, by_value in members.items()
+            },
+        )
+
+    @classmethod
+    def _of(
+        cls, keys: Iterable[tuple[str, str]], members: Mapping[str, Mapping[str, np.ndarray]]
+    ) -> Layout:
+        """The layout from each item's (scenario, task) in order and the positions of each
+        value of each breakdown facet."""
+        codes: dict[tuple[str, str], int] = {}
+        group = np.array([codes.setdefault(key, len(codes)) for key in keys], dtype=np.int64)
+        scenarios = [scenario for scenario, _ in codes]
+        scenario_of = np.array(scenarios + [""], dtype=object)[group]
+        return cls(
+            group,
+            scenarios,
+            {EC: scenario_of == EC, RM: scenario_of == RM},
+            {facet: dict(sorted(by_value.items())) for facet, by_value in members.items()},
         )
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from checkbench.errors import InputError
 from checkbench.fbbench.judgments import record_facts
@@ -28,11 +28,11 @@ from checkbench.fbbench.means import EC, RM, Breakdowns, Layout, fbbench_breakdo
 from checkbench.fbbench.means import SLICES as SLICES
 from checkbench.schema import Item, Response, Verdict
 from checkbench.scoring import (
-    Checklists,
     GroupScore,
     ItemScores,
     Scores,
     UnscoredPolicy,
+    most_samples,
     score_responses,
     single_judge,
     store_scores,
@@ -62,6 +62,9 @@ class FBBenchRow(BaseModel):
     n: int
     unscored: int
     unjudged_checks: int = 0
+    samples: int = Field(default=1, exclude_if=lambda samples: samples == 1)
+    """The most answers the model gave one item (`--samples K`), each item scored by the mean
+    of its samples; left out of the JSON when 1."""
 
 
 class FBBenchLeaderboard(BaseModel):
@@ -87,7 +90,7 @@ class ScoreMismatch(BaseModel):
 
 
 def _row(
-    model: str, ec: GroupScore, rm: GroupScore, overall: GroupScore, unjudged: int
+    model: str, ec: GroupScore, rm: GroupScore, overall: GroupScore, unjudged: int, samples: int
 ) -> FBBenchRow:
     return FBBenchRow(
         model=model,
@@ -104,6 +107,7 @@ def _row(
         n=overall.n,
         unscored=overall.unscored,
         unjudged_checks=unjudged,
+        samples=samples,
     )
 
 
@@ -160,7 +164,7 @@ def _leaderboard(
         layout = run.layout()
         unjudged = _unjudged_checks(run.imported, run.judge)
         rows = [
-            _row(model, *headline(layout, scores, policy, b, seed), unjudged[model])
+            _row(model, *headline(layout, scores, policy, b, seed), unjudged[model], scores.samples)
             for model, scores in table.items()
         ]
         rows.sort(key=lambda row: (row.overall is None, -(row.overall or 0.0), row.model))
@@ -185,31 +189,28 @@ def _objects_run(
     items, responses, verdicts = list(items), list(responses), list(verdicts)
     index = {item.id: position for position, item in enumerate(items)}
     computed = score_responses(items, responses, verdicts)
+    samples = most_samples(responses)
     return _Run(
         ids=[item.id for item in items],
         layout=lambda: Layout.of((item.id, item.tags) for item in items),
         units=lambda: ((r.item_id, r.model) for r in responses),
         imported=[r for r in responses if r.meta],
         judge=single_judge(verdicts),
-        computed={model: ItemScores.of(scores, index) for model, scores in computed.items()},
+        computed={
+            model: ItemScores.of(scores, index, samples[model])
+            for model, scores in computed.items()
+        },
     )
 
 
 def _store_run(store: RunStore, judge: str) -> _Run:
-    checklists = Checklists.of_store(store)
-
-    def layout() -> Layout:
-        return Layout.of(
-            (item_id, json.loads(tags)) for item_id, _, _, tags in store.item_columns()
-        )
-
     return _Run(
-        ids=checklists.ids,
-        layout=layout,
+        ids=[item_id for item_id, *_ in store.item_columns()],
+        layout=lambda: Layout.of_store(store),
         units=store.response_units,
         imported=store.responses_with_meta(),
         judge=judge,
-        computed=store_scores(store, judge, checklists),
+        computed=store_scores(store, judge),
     )
 
 

@@ -26,6 +26,7 @@ from checkbench.ifrewardbench.pairwise import Method, listwise_scores, pairwise_
 from checkbench.ifrewardbench.records import MetaRecord, MetaResponse
 from checkbench.judges.checklist import JUDGE, JudgeSettings, Mode, judge_name
 from checkbench.judges.pairwise import PairJob, both_orders, judge_pairs, stored_pair_verdicts
+from checkbench.judges.samples import refuse_samples
 from checkbench.judges.stage import judge_responses
 from checkbench.llm.base import ChatBackend
 from checkbench.schema import PairVerdict, Response, Verdict
@@ -144,6 +145,7 @@ def prepare_meta_run(store: RunStore, records: Sequence[MetaRecord], source: str
     """Add the instructions and responses of the file `source`; a response that differs from the
     one already stored under its id is an error (its verdicts would be stale), checked before
     anything is written."""
+    refuse_samples(store, "meta")
     stored = {(r.item_id, r.model): r.content for r in store.responses()}
     candidates = [c for r in records for c in _candidates(r)]
     for c in candidates:

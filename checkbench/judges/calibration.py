@@ -42,6 +42,7 @@ from checkbench.judges.reference import (
     compare_verdicts,
     reference_verdicts_for,
 )
+from checkbench.judges.samples import refuse_samples
 from checkbench.schema import Check, Item, Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.store import RunStore
@@ -194,6 +195,7 @@ def fit_calibration(
     """Fit a calibration of `judge`'s P(yes) to the reference judge's (or given) verdicts on
     a seeded share of the items, and measure it on the others. When `save`, the artefact
     (kind CALIBRATION_RECORD) and the report (kind REPORT_RECORD) are kept in the run."""
+    refuse_samples(store, "calibrate")
     own = store.verdicts(judge)
     gold = reference_verdicts_for(store, reference, reference_verdicts)
     if not own or not any(v.p_yes is not None for v in own):

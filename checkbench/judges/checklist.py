@@ -138,6 +138,7 @@ class _Target:
         return Verdict(
             item_id=self.item.id,
             model=self.response.model,
+            sample=self.response.sample,
             judge=self.judge,
             check_id=check_id,
             passed=passed,

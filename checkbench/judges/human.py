@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from checkbench.errors import InputError
 from checkbench.inputs import input_file
 from checkbench.jsonl import iter_json_lines, validate
+from checkbench.judges.samples import refuse_samples
 from checkbench.schema import Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.stats.agreement import VerdictAgreement, verdict_agreement
@@ -89,6 +90,7 @@ def judge_agreement(
     each result is also kept in the run (for its HTML report)."""
     input_file(human)  # a bad path fails before the run is opened
     with RunStore.existing(run_dir) as store:
+        refuse_samples(store, "agreement")
         found = store.judges()
         if not found:
             raise InputError("no verdicts in this run yet: judge it first", path=run_dir)

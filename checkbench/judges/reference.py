@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
-from scipy import stats as sps
 
 from checkbench.errors import InputError
 from checkbench.judges.human import load_human_verdicts
+from checkbench.judges.samples import refuse_samples
 from checkbench.schema import Item, Response, Verdict
 from checkbench.scoring import UnscoredPolicy, score_responses
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
@@ -83,6 +83,8 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> float:
         return float("nan")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        from scipy import stats as sps  # deferred: scipy.stats costs ~1 s of CLI start-up
+
         return float(sps.spearmanr(x, y).statistic)
 
 
@@ -91,6 +93,8 @@ def _kendall(x: np.ndarray, y: np.ndarray) -> float:
         return float("nan")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        from scipy import stats as sps  # deferred: scipy.stats costs ~1 s of CLI start-up
+
         return float(sps.kendalltau(x, y, variant="b").statistic)
 
 
@@ -131,6 +135,8 @@ def _figures(judge: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 
 def _ranks(scores: np.ndarray) -> np.ndarray:
+    from scipy import stats as sps  # deferred: scipy.stats costs ~1 s of CLI start-up
+
     return sps.rankdata(-np.nan_to_num(scores, nan=-np.inf))
 
 
@@ -313,6 +319,7 @@ def reference_agreement(
     """A judge of the run against a reference judge of the run (`reference`) or against given
     verdicts (e.g. `load_reference_verdicts`). A calibrated judge is measured on the items its
     calibration was not fitted on. Kept in the run (kind REFERENCE_RECORD) when `save`."""
+    refuse_samples(store, "agreement")
     gold = reference_verdicts_for(store, reference, reference_verdicts)
     own = _verdicts_of(store, judge, "judge")
     training = training_items(store, judge) | training_items(store, gold[0].judge)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
 from checkbench.judges.checklist import JudgeSettings, judge_name, judge_response
 from checkbench.llm.base import ChatBackend
-from checkbench.schema import Item, Response
+from checkbench.schema import Item, Response, Verdict
 from checkbench.steps.caller import Caller
+from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.prompting import prompt_tag
-from checkbench.steps.stage import StageRun, StageSummary
+from checkbench.steps.stage import Dispatch, StageRun, StageSummary, dispatch_here
 from checkbench.store import RunStore
 
 
@@ -30,29 +34,29 @@ async def judge_responses(
     settings: JudgeSettings | None = None,
     caller: Caller | None = None,
     progress: ProgressSink | None = None,
+    dispatch: Dispatch = dispatch_here,
 ) -> StageSummary:
     """Judge every response not yet fully scored by this judge; rerunning resumes. Responses
-    are read from the store in batches as the workers take them."""
+    are read from the store in batches as the workers take them; `dispatch` says where they
+    are judged (here, or on Ray workers); only this process writes the store."""
     settings = settings or JudgeSettings()
     stage = StageRun.begin(store, caller, progress)
-    model = stage.model(backend)
     judge = judge_name(backend, settings)
     record_judge(store, judge, settings)
     total, todo = store.count_judgeable(judge)
-    again = stage.model(backend, fresh=True)
     unscored: list[str] = []
 
-    async def judge_one(job: tuple[Item, Response, bool]) -> None:
-        item, response, tried = job
-        # left unscored by an earlier run: asked once more, past the cache that holds the
-        # answer that could not be used
-        verdicts = await judge_response(again if tried else model, item, response, settings)
+    def put(judged: tuple[Response, list[Verdict]]) -> None:
+        response, verdicts = judged
         store.put_verdicts(verdicts)
         if any(v.passed is None for v in verdicts):
-            unscored.append(f"{response.item_id} ({response.model})")
+            sample = f", sample {response.sample}" if response.sample else ""
+            unscored.append(f"{response.item_id} ({response.model}{sample})")
 
     stage.progress.start(f"judge ({judge})", todo)
-    await stage.pool(store.unjudged(judge), backend.max_concurrency, judge_one)
+    models = {backend.name: stage.model(backend)}
+    work = Judging(backend.name, settings)
+    await dispatch(stage, work, models, store.unjudged(judge), backend.max_concurrency, put)
     return stage.clock.summary(
         "judge",
         total=total,
@@ -60,3 +64,21 @@ async def judge_responses(
         errors=len(unscored),
         unscored=sorted(unscored),
     )
+
+
+@dataclass(frozen=True)
+class Judging:
+    """Judging's work on one job (item, response, tried before): the response and its
+    verdicts. What an earlier run left unscored is asked once more, past the cache that holds
+    the answer that could not be used."""
+
+    judge: str
+    settings: JudgeSettings
+
+    async def run(
+        self, models: Mapping[str, StepModel], job: tuple[Item, Response, bool]
+    ) -> tuple[Response, list[Verdict]]:
+        item, response, tried = job
+        model = models[self.judge]
+        model = replace(model, fresh=True) if tried else model
+        return response, await judge_response(model, item, response, self.settings)

@@ -179,6 +179,7 @@ def open_backend(spec: str, options: ModelOptions | None = None) -> ChatBackend:
             identity=model.identity(options),
             sampling=entry.sampling(),
             retries=retries,
+            price=entry.price,
         )
     base_url = model.endpoint(options) or DEFAULT_OPENAI_URL
     api_key_env = entry.api_key_env or options.api_key_env
@@ -196,6 +197,7 @@ def open_backend(spec: str, options: ModelOptions | None = None) -> ChatBackend:
         context_length=entry.context_length or options.context_length,
         sampling=entry.sampling(),
         retries=retries,
+        price=entry.price,
     )
     if not (options.batch if entry.batch is None else entry.batch):
         return http

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from checkbench.llm.models_file import Sampling
+from checkbench.llm.models_file import Price, Sampling
 from checkbench.schema import Message
 
 
@@ -31,7 +31,7 @@ class ChatRequest(BaseModel):
     def sampling_params(self) -> dict[str, Any]:
         """The OpenAI-style parameters every backend sends (JSON output is backend-specific)."""
         params: dict[str, Any] = {
-            "messages": [m.model_dump() for m in self.messages],
+            "messages": [dict(m.__dict__) for m in self.messages],  # the fields, undumped
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
@@ -53,14 +53,46 @@ class ChatRequest(BaseModel):
 
     def cache_key(self, model: str) -> str:
         """Stable hash of the model identity, parameters, sample index and messages: of their
-        canonical JSON (keys sorted). "json_schema" sorts first, so its text (encoded once
-        per schema) goes in front of the rest's."""
-        rest = canonical_json({"model": model, **self.model_dump(exclude={"json_schema"})})
+        canonical JSON (keys sorted, no blanks). "json_schema" sorts first, so its text
+        (encoded once per schema) goes in front of the rest's, which is encoded from the
+        fields as they are (no dump of the model first)."""
+        fields = {name: value for name, value in self.__dict__.items() if name != "json_schema"}
+        rest = _CANONICAL.encode({**fields, "model": model})
         blob = f'{{"json_schema":{_schema_json(self.json_schema)},{rest[1:]}'
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
+    def compact(self) -> tuple[str, dict[str, str]]:
+        """The request as the run store keeps it: its JSON with the texts that many requests
+        share (system instructions, the answer's schema as canonical JSON) replaced by
+        `sha256:` digests of them, and those texts by digest, to be kept once."""
+        shared: dict[str, str] = {}
 
-_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        def digest(text: str) -> str:
+            name = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+            shared[name] = text
+            return name
+
+        fields = {k: v for k, v in self.__dict__.items() if k not in ("messages", "json_schema")}
+        fields["messages"] = [
+            {"role": m.role, "shared": digest(m.content)} if m.role == "system" else m
+            for m in self.messages
+        ]
+        if self.json_schema is not None:
+            fields["json_schema"] = digest(_schema_json(self.json_schema))
+        return _COMPACT.encode(fields), shared
+
+
+def _fields(value: Any) -> Any:
+    """A pydantic model inside a request (a message) as its fields, for the JSON encoder."""
+    if isinstance(value, BaseModel):
+        return value.__dict__
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_fields
+)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_fields)
 
 
 def canonical_json(value: Any) -> str:
@@ -153,3 +185,8 @@ def backend_identity(backend: ChatBackend) -> str:
 def backend_sampling(backend: ChatBackend) -> Sampling:
     """A backend's default sampling (none for backends without one)."""
     return getattr(backend, "sampling", None) or Sampling()
+
+
+def backend_price(backend: ChatBackend) -> Price | None:
+    """What a backend's calls cost, as its models-file entry says (None: not priced)."""
+    return getattr(backend, "price", None)

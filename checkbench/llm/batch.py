@@ -86,6 +86,7 @@ class BatchBackend:
         self.identity = inner.identity
         self.context_length = inner.context_length
         self.sampling = inner.sampling
+        self.price = inner.price
         self._journal: BatchJournal | None = None
         self._submitted: dict[str, str] = {}
         """custom id -> the batch an earlier run submitted it in, still unfinished."""

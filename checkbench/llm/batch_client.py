@@ -7,14 +7,15 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any
-
-import aiohttp
+from typing import TYPE_CHECKING, Any
 
 from checkbench.llm.base import LLMError
 from checkbench.llm.openai_compat import parse_retry_after
 from checkbench.llm.redact import register_secret
 from checkbench.llm.retry import RetryPolicy, with_retries
+
+if TYPE_CHECKING:
+    import aiohttp
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 FINISHED = frozenset({"completed", "failed", "expired", "cancelled"})
@@ -69,14 +70,17 @@ class BatchClient:
         if key:
             register_secret(key)
             self._headers["Authorization"] = f"Bearer {key}"
-        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._timeout_s = timeout_s
         self._policy = policy or RetryPolicy()
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
         """The HTTP session, created inside the running event loop on first use."""
+        import aiohttp  # deferred: ~0.5 s of CLI start-up, needed once a call is made
+
         if self._session is None:
-            self._session = aiohttp.ClientSession(headers=self._headers, timeout=self._timeout)
+            timeout = aiohttp.ClientTimeout(total=self._timeout_s)
+            self._session = aiohttp.ClientSession(headers=self._headers, timeout=timeout)
         return self._session
 
     async def _call(
@@ -88,6 +92,8 @@ class BatchClient:
         upload: bytes | None = None,
     ) -> bytes:
         """One endpoint call, retried while it fails transiently; the body of its answer."""
+
+        import aiohttp  # deferred: ~0.5 s of CLI start-up, needed once a call is made
 
         async def once() -> bytes:
             data: aiohttp.FormData | None = None

@@ -11,7 +11,7 @@ from typing import Any
 
 from checkbench.errors import CheckbenchError
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
-from checkbench.llm.models_file import Sampling
+from checkbench.llm.models_file import Price, Sampling
 from checkbench.llm.openai_compat import parse_completion
 from checkbench.schema import Message
 
@@ -50,7 +50,12 @@ class _LoadedModel:
         self.lock = threading.Lock()
 
     def complete(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """A sampled answer starts from an empty context: reusing the previous prompt's
+        evaluated prefix changes what a seed draws, so the answer would depend on the call
+        before it (a resumed run would differ). Greedy calls keep the shared-prefix speed-up."""
         with self.lock:
+            if kwargs["temperature"] > 0:
+                self.llama.reset()
             return self.llama.create_chat_completion(**kwargs)
 
     def tokenize(self, text: bytes) -> list[int]:
@@ -92,6 +97,7 @@ class LlamaCppBackend:
         identity: str | None = None,
         sampling: Sampling | None = None,
         retries: int | None = None,
+        price: Price | None = None,
         n_ctx: int = 8192,
         logprob_n_ctx: int = 4096,
     ):
@@ -102,6 +108,7 @@ class LlamaCppBackend:
         self.identity = identity or name
         self.sampling = sampling or Sampling()
         self.retries = retries
+        self.price = price
         self.context_length = n_ctx
         self._n_ctx = n_ctx
         self._logprob_n_ctx = logprob_n_ctx

@@ -5,6 +5,7 @@
     base_url = "http://localhost:8000/v1"      # or base_urls = [...]: replicas of one model
     concurrency = 32                           # per endpoint, to start with
     max_concurrency = 128                      # how high the adaptive limit may grow
+    price = { input = 0.15, output = 0.60 }    # USD per million tokens, kept by the run
 
 Every mistake is reported as one located line: file, line, field.
 """
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
@@ -26,13 +28,71 @@ JsonModeName = Literal["schema", "object"]
 BaseUrl = Annotated[str, Field(pattern=r"^https?://")]
 
 
-class Price(BaseModel):
-    """US dollars per million tokens."""
+BATCH_DISCOUNT = 0.5
+"""The share of the price batched calls are spared (OpenAI's Batch API: half)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+
+class TokenCounts(Protocol):
+    """The token accounting a price bills (a store's usage row)."""
+
+    @property
+    def prompt_tokens(self) -> int: ...
+    @property
+    def completion_tokens(self) -> int: ...
+    @property
+    def batched_prompt_tokens(self) -> int: ...
+    @property
+    def batched_completion_tokens(self) -> int: ...
+
+
+class Price(BaseModel):
+    """USD per million prompt (input) and completion (output) tokens; batched calls cost
+    `1 - batch_discount` of it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     input: float = Field(ge=0)
     output: float = Field(ge=0)
+    batch_discount: float = Field(default=BATCH_DISCOUNT, ge=0, le=1)
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.input + completion_tokens * self.output) / 1e6
+
+    def billed(self, usage: TokenCounts) -> float:
+        """What the calls of one accounting row cost, batched ones at the batch price."""
+        batched = self.cost(usage.batched_prompt_tokens, usage.batched_completion_tokens)
+        return self.cost(usage.prompt_tokens, usage.completion_tokens) - (
+            self.batch_discount * batched
+        )
+
+
+def parse_price(spec: str) -> tuple[str, Price]:
+    """`MODEL=INPUT,OUTPUT[,BATCH_DISCOUNT]`, e.g. `openai:gpt-4o=2.5,10` (batched calls at half
+    price) or `openai:gpt-4o=2.5,10,0.4`; the model is what the run calls it."""
+    model, sep, amounts = spec.rpartition("=")
+    parts = amounts.split(",")
+    if sep and model.strip() and len(parts) in (2, 3):
+        try:
+            fields = dict(zip(("input", "output", "batch_discount"), parts, strict=False))
+            return model.strip(), Price.model_validate(fields)
+        except ValidationError:
+            pass
+    raise InputError(
+        "expected MODEL=INPUT,OUTPUT[,BATCH_DISCOUNT] in USD per million tokens and a share of "
+        f"0 to 1 (e.g. openai:gpt-4o=2.5,10), got {spec!r}",
+        field="--price",
+    )
+
+
+def parse_prices(specs: Iterable[str]) -> dict[str, Price]:
+    """The price table of several `--price` options; a model priced twice is an error."""
+    table: dict[str, Price] = {}
+    for spec in specs:
+        model, price = parse_price(spec)
+        if model in table:
+            raise InputError(f"model '{model}' is priced twice", field="--price")
+        table[model] = price
+    return table
 
 
 class Sampling(BaseModel):

@@ -9,15 +9,16 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
-
-import aiohttp
+from typing import TYPE_CHECKING, Any, Literal
 
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
-from checkbench.llm.models_file import Sampling
+from checkbench.llm.models_file import Price, Sampling
 from checkbench.llm.redact import redact, register_secret
 from checkbench.llm.replicas import Replicas, Slot
 from checkbench.schema import Message
+
+if TYPE_CHECKING:
+    import aiohttp
 
 JsonMode = Literal["schema", "object"]
 _SCHEMA_REJECTED = {400, 415, 422}
@@ -118,8 +119,10 @@ class OpenAIBackend:
         context_length: int | None = None,
         sampling: Sampling | None = None,
         retries: int | None = None,
+        price: Price | None = None,
     ) -> None:
         self.model = model
+        self.price = price
         self.context_length = context_length
         self.name = name or f"openai:{model}"
         urls = [base_url] if isinstance(base_url, str) else list(base_url)
@@ -138,16 +141,18 @@ class OpenAIBackend:
         if key:
             register_secret(key)
             self._headers["Authorization"] = f"Bearer {key}"
-        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._timeout_s = timeout_s
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
         """The HTTP session, created inside the running event loop on first use."""
+        import aiohttp  # deferred: ~0.5 s of CLI start-up, needed once a call is made
+
         if self._session is None:
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self.max_concurrency),
                 headers=self._headers,
-                timeout=self._timeout,
+                timeout=aiohttp.ClientTimeout(total=self._timeout_s),
             )
         return self._session
 
@@ -167,6 +172,8 @@ class OpenAIBackend:
         return self._replicas.limit
 
     async def _post(self, base_url: str, payload: dict[str, Any]) -> _Reply:
+        import aiohttp  # deferred: ~0.5 s of CLI start-up, needed once a call is made
+
         url = f"{base_url}/chat/completions"
         try:
             async with self._open().post(url, data=json.dumps(payload).encode()) as response:

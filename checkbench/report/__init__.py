@@ -3,17 +3,14 @@ large runs (`serve`). Each part of the page is a section: a small function from 
 data to JSON (see `build.SECTIONS`); the page's own script draws them."""
 
 from checkbench.report.assemble import SECTIONS, Report, build_report, write_report
-from checkbench.report.prices import Price, parse_prices
 from checkbench.report.run import ReportOptions, report_options
 from checkbench.report.server import serve
 
 __all__ = [
     "SECTIONS",
-    "Price",
     "Report",
     "ReportOptions",
     "build_report",
-    "parse_prices",
     "report_options",
     "serve",
     "write_report",

@@ -12,7 +12,7 @@ def _usage(run: RunData) -> list[dict[str, Any]]:
     """Calls, failures, tokens, call time and (when priced) cost per role and model."""
     rows = []
     for row in run.store.usage():
-        price = run.options.prices.get(row.model)
+        price = run.prices.get(row.model)
         rows.append(
             {
                 "role": row.role,
@@ -70,7 +70,15 @@ def run_facts(run: RunData) -> dict[str, Any]:
         ],
         "judges": _judges(run),
         "usage": usage,
-        "prices": {m: [p.input, p.output] for m, p in run.options.prices.items()},
-        "unpriced": sorted(used - set(run.options.prices)) if run.options.prices else [],
+        "prices": {
+            model: {
+                "input": price.input,
+                "output": price.output,
+                "batch_discount": price.batch_discount,
+                "from": "--price" if model in run.options.prices else "models file",
+            }
+            for model, price in run.prices.items()
+        },
+        "unpriced": sorted(used - set(run.prices)) if run.prices else [],
         "unused_prices": sorted(set(run.options.prices) - used),
     }

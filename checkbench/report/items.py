@@ -155,9 +155,9 @@ class ItemDetails:
         labels: _Table,
     ) -> list[Any]:
         check_number = {check.id: n for n, check in enumerate(item.checklist)}
-        by_model: dict[str, list[Verdict]] = {}
+        by_answer: dict[tuple[str, int], list[Verdict]] = {}
         for verdict in verdicts:
-            by_model.setdefault(verdict.model, []).append(verdict)
+            by_answer.setdefault((verdict.model, verdict.sample), []).append(verdict)
         return [
             labels.ref(item.rule),
             [[labels.ref(m.role), strings.ref(m.content)] for m in item.messages],
@@ -167,7 +167,12 @@ class ItemDetails:
             ],
             strings.ref(item.reference),
             [
-                self._response(response, by_model.get(response.model, []), check_number, strings)
+                self._response(
+                    response,
+                    by_answer.get((response.model, response.sample), []),
+                    check_number,
+                    strings,
+                )
                 for response in responses
             ],
         ]
@@ -200,18 +205,15 @@ class ItemDetails:
                 ]
                 for v in verdicts
             ],
+            response.sample,
         ]
 
     # -- search -------------------------------------------------------------------------------
-    def search(self, query: str) -> list[int]:
-        """Positions of the items whose id or texts contain the query, ignoring case."""
-        needle = query.lower()
-
-        def hit(text: str | None) -> bool:
-            return text is not None and needle in text.lower()
-
+    def search(self, query: str, *, after: int = -1, limit: int = -1) -> list[int]:
+        """Positions after `after` (at most `limit`; -1: all) of the items whose id or texts
+        contain the query, ignoring case."""
         with self._lock:
-            return self._run.store.search_items(hit, list(self._judge))
+            return self._run.store.search_items(query, list(self._judge), after=after, limit=limit)
 
 
 def _dense(scores: ItemScores, size: int) -> np.ndarray:

@@ -9,9 +9,9 @@ from functools import cached_property
 from pathlib import Path
 
 from checkbench.errors import InputError
-from checkbench.report.prices import Price, parse_prices
+from checkbench.llm.models_file import Price, parse_prices
 from checkbench.scan.tree import Taxonomy, load_taxonomy
-from checkbench.scoring import Checklists, ItemScores, Scores, UnscoredPolicy, store_scores
+from checkbench.scoring import ItemScores, Scores, UnscoredPolicy, store_scores
 from checkbench.store import RunStore
 from checkbench.storereads import ItemHead
 
@@ -22,9 +22,9 @@ points to `checkbench view`, which reads item records from the store a page at a
 
 @dataclass(frozen=True)
 class ReportOptions:
-    """The judge to report (None: every judge), the unscored policy, the price table, the
-    capability taxonomy (None: the one stored in the run, if any) and the most items a report
-    file embeds."""
+    """The judge to report (None: every judge), the unscored policy, the price table given
+    (over the models-file prices the run stored), the capability taxonomy (None: the one
+    stored in the run, if any) and the most items a report file embeds."""
 
     judge: str | None = None
     policy: UnscoredPolicy = "zero"
@@ -69,8 +69,7 @@ class RunData:
     @cached_property
     def columns(self) -> dict[str, dict[str, ItemScores]]:
         """judge -> model -> item scores in columns, for every response."""
-        checklists = Checklists.of_store(self.store)
-        return {judge: store_scores(self.store, judge, checklists) for judge in self.judges}
+        return {judge: store_scores(self.store, judge) for judge in self.judges}
 
     @cached_property
     def scores(self) -> dict[str, dict[str, Scores]]:
@@ -80,6 +79,11 @@ class RunData:
             judge: {model: scores.as_scores(ids) for model, scores in by_model.items()}
             for judge, by_model in self.columns.items()
         }
+
+    @cached_property
+    def prices(self) -> dict[str, Price]:
+        """model -> price: the models file's as the run stored it, the options' overriding."""
+        return {**self.store.prices(), **self.options.prices}
 
     @cached_property
     def verdict_counts(self) -> dict[str, tuple[int, int]]:

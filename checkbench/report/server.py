@@ -4,6 +4,7 @@ by page instead of embedded, for runs too large for one file."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,11 +18,14 @@ from checkbench.report.items import ItemDetails
 from checkbench.report.page import Page, render_page
 from checkbench.report.run import ReportOptions
 from checkbench.store import RunStore
+from checkbench.storecheck import DAMAGE
 
 HOST = "127.0.0.1"
 MAX_PAGE = 200
 """Most item records one request may ask for."""
 MAX_QUERY = 500
+MAX_HITS = 1000
+"""Most positions one search request returns; `next` asks for the following ones."""
 
 
 class _BadRequest(Exception):
@@ -41,11 +45,22 @@ def _positions(query: dict[str, list[str]], count: int) -> list[int]:
     return positions
 
 
+def _after(query: dict[str, list[str]]) -> int:
+    """The `after` parameter of a search: the position its previous page ended at (or -1)."""
+    try:
+        return int(query.get("after", ["-1"])[0])
+    except ValueError:
+        raise _BadRequest("after: expected an integer") from None
+
+
 class _Handler(BaseHTTPRequestHandler):
-    """GET / (the page), /api/items?at=P,Q,... (records), /api/search?q=TEXT (positions)."""
+    """GET / (the page), /api/items?at=P,Q,... (records), /api/search?q=TEXT&after=P (up to
+    MAX_HITS positions after P, and `next` to ask for the following ones when there may be
+    more)."""
 
     page: bytes
     details: ItemDetails
+    damaged_row: Callable[[], InputError | None]
     policy: str
     allowed_hosts: set[str]
 
@@ -64,11 +79,19 @@ class _Handler(BaseHTTPRequestHandler):
                 text = query.get("q", [""])[0]
                 if not text or len(text) > MAX_QUERY:
                     raise _BadRequest(f"q: give 1 to {MAX_QUERY} characters")
-                self._json({"positions": self.details.search(text)})
+                found = self.details.search(text, after=_after(query), limit=MAX_HITS)
+                more = {"next": found[-1]} if len(found) == MAX_HITS else {}
+                self._json({"positions": found, **more})
             else:
                 self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain")
         except _BadRequest as exc:
             self._send(HTTPStatus.BAD_REQUEST, str(exc).encode(), "text/plain")
+        except DAMAGE:  # a row read for the page is damaged: one line here and to the page
+            damaged = self.damaged_row()
+            if damaged is None:
+                raise
+            sys.stderr.write(f"error: {damaged}\n")
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, str(damaged).encode(), "text/plain")
 
     def _json(self, value: Any) -> None:
         body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
@@ -100,10 +123,12 @@ def serve(
     records and searches are read from the store as the page asks for them."""
     with RunStore.existing(run_dir, threads=True) as store:
         report = build_report(store, options, served=True)
-        _serve(render_page(report.data), report.details, port, ready)
+        _serve(render_page(report.data), report.details, store, port, ready)
 
 
-def _serve(page: Page, details: ItemDetails, port: int, ready: Callable[[str], None]) -> None:
+def _serve(
+    page: Page, details: ItemDetails, store: RunStore, port: int, ready: Callable[[str], None]
+) -> None:
     try:
         server = ThreadingHTTPServer((HOST, port), _Handler)
     except OSError as exc:
@@ -117,6 +142,7 @@ def _serve(page: Page, details: ItemDetails, port: int, ready: Callable[[str], N
         {
             "page": page.html.encode(),
             "details": details,
+            "damaged_row": store.damaged_row,
             "policy": page.policy + "; frame-ancestors 'none'",
             "allowed_hosts": {f"{HOST}:{bound}", f"localhost:{bound}"},
         },

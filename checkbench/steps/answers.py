@@ -98,9 +98,8 @@ def yes_no(word: str) -> bool | None:
 def _yes_or_no(value: Any) -> Any:
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, str) and yes_no(value) is not None:
-        return "yes" if yes_no(value) else "no"
-    return value
+    word = yes_no(value) if isinstance(value, str) else None
+    return value if word is None else "yes" if word else "no"
 
 
 YesNo = Annotated[Literal["yes", "no"], BeforeValidator(_yes_or_no)]
@@ -155,7 +154,9 @@ def answer_schema(answer: type[Answer]) -> dict[str, Any]:
 
 def json_text(raw: str) -> str:
     """The JSON object or array in a model answer, without code fences and chatter around it."""
-    body = re.sub(r"^```(?:json)?\s*|\s*```$", "", raw.strip())
+    body = raw.strip()
+    if "```" in body:  # the pattern costs more than the rest of the parse
+        body = re.sub(r"^```(?:json)?\s*|\s*```$", "", body)
     starts = [i for i in (body.find("{"), body.find("[")) if i >= 0]
     if not starts:
         raise Unusable("no JSON object found")

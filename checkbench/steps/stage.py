@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from checkbench.llm.base import ChatBackend
 from checkbench.steps.caller import CallCounters, Caller
@@ -15,6 +15,10 @@ from checkbench.steps.progress import ProgressSink
 from checkbench.store import RunStore
 
 T = TypeVar("T")
+J = TypeVar("J")
+R = TypeVar("R")
+J_contra = TypeVar("J_contra", contravariant=True)
+R_co = TypeVar("R_co", covariant=True)
 
 
 @dataclass(frozen=True)
@@ -120,3 +124,41 @@ class StageRun:
         """Announce `label` with the number of jobs, then work them off in a pool."""
         self.progress.start(label, len(jobs))
         await self.pool(jobs, workers, handle)
+
+
+class StageWork(Protocol[J_contra, R_co]):
+    """A stage's work on one job, wherever it runs: with the stage's own models (by name), or
+    on a remote worker with the models it opened (see checkbench.distributed)."""
+
+    async def run(self, models: Mapping[str, StepModel], job: J_contra) -> R_co: ...
+
+
+class Dispatch(Protocol):
+    """Where a stage's jobs are worked off: `done` is given each result, in any order, with
+    the stage advanced after each once what `done` wrote is committed."""
+
+    async def __call__(
+        self,
+        stage: StageRun,
+        work: StageWork[J, R],
+        models: Mapping[str, StepModel],
+        jobs: Iterable[J],
+        workers: int,
+        done: Callable[[R], None],
+    ) -> None: ...
+
+
+async def dispatch_here(
+    stage: StageRun,
+    work: StageWork[J, R],
+    models: Mapping[str, StepModel],
+    jobs: Iterable[J],
+    workers: int,
+    done: Callable[[R], None],
+) -> None:
+    """The jobs worked off in this process, `workers` at a time (the local executor)."""
+
+    async def one(job: J) -> None:
+        done(await work.run(models, job))
+
+    await stage.pool(jobs, workers, one)

@@ -23,6 +23,7 @@ from checkbench.judges.pc2.agreement import (
 )
 from checkbench.judges.pc2.criteria import TOTAL_WEIGHT, CriteriaSet, PC2Settings, derive_criteria
 from checkbench.judges.pc2.grading import PointScore, grade_pair, grade_points
+from checkbench.judges.samples import refuse_samples
 from checkbench.llm.base import ChatBackend
 from checkbench.schema import Item, PairVerdict, Response
 from checkbench.scoring import GroupScore, summarize
@@ -99,6 +100,7 @@ async def pc2_evaluate(
 ) -> PC2Result:
     """Derive criteria for every answered item, then grade every response (pointwise) and
     every pair of responses in both orders (pairwise); rerunning resumes."""
+    refuse_samples(store, "taxonomy pc2")
     settings = settings or PC2Settings()
     stage = StageRun.begin(store, caller, progress)
     judge_model, aux_models = stage.model(judge), [stage.model(backend) for backend in aux]

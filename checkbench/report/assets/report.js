@@ -222,6 +222,7 @@
         verdicts: r[6].map((v) => ({
           judge: v[0], check: v[1], passed: v[2], reason: str(v[3]), pYes: v[4], raw: str(v[5]),
         })),
+        sample: r[7],
       })),
     };
   }
@@ -258,9 +259,12 @@
   async function search(query) {
     const needle = query.toLowerCase();
     const hits = new Uint8Array(ITEMS.length);
-    if (SERVED) {
-      const found = await getJSON('api/search?q=' + encodeURIComponent(query));
-      found.positions.forEach((p) => { hits[p] = 1; });
+    if (SERVED) {  // the server answers a page of positions at a time, `next` while more may follow
+      for (let after = -1; after !== undefined;) {
+        const found = await getJSON('api/search?q=' + encodeURIComponent(query) + '&after=' + after);
+        found.positions.forEach((p) => { hits[p] = 1; });
+        after = found.next;
+      }
       return hits;
     }
     for (let k = 0; k * CHUNK < ITEMS.length; k++) {
@@ -424,7 +428,7 @@
       tile('Unscored items', count(unscored),
         b ? (b.policy === 'zero' ? 'counted as 0 in scores' : 'left out of scores') : metaJudges ? 'see Judges' : 'no verdicts yet',
         unscored > 0),
-      tile('Failed answers', count(errors), 'responses with no usable answer', errors > 0)));
+      tile('Failed answers', count(errors), 'responses whose model call failed', errors > 0)));
     if (!b) {
       panel.append(metaJudges ? judgesCompared(DATA.meta.judges) : card('Leaderboard', null, h('p.empty', null,
         'No verdicts yet. Judge the responses first: checkbench judge ' + FACTS.run)));
@@ -961,7 +965,7 @@
   }
 
   // ------------------------------------------------------------------ items
-  const VERDICTS = [['', 'Any verdict'], ['pass', 'A check passed'], ['fail', 'A check failed'], ['unscored', 'Unscored'], ['error', 'No usable answer']];
+  const VERDICTS = [['', 'Any verdict'], ['pass', 'A check passed'], ['fail', 'A check failed'], ['unscored', 'Unscored'], ['error', 'Call failed']];
   const VERDICT_BITS = { pass: PASS, fail: FAIL, unscored: UNSCORED, error: ERROR };
   let itemsView = null;
 
@@ -1125,7 +1129,7 @@
     const scores = JUDGES.map((judge, j) => [judge, unit ? unit[2 + j] : null]);
     const flagged = unit && (unit[1] & (UNSCORED | ERROR));
     const body = [];
-    if (r.error != null) body.push(h('div.error-box', null, 'No usable answer: ' + r.error));
+    if (r.error != null) body.push(h('div.error-box', null, 'The model call failed: ' + r.error));
     if (r.content != null) {
       const text = h('pre.text', { 'data-role': 'response' }, codeText(r.content));
       body.push(text);
@@ -1150,6 +1154,7 @@
     }
     return h('div.response', { class: flagged ? 'flagged' : null, 'data-model': model },
       h('div.response-head', null, h('strong', null, modelLabel(model)),
+        rec.responses.some((o) => o.model === r.model && o.sample) ? h('span.faint', null, ' · sample ' + (r.sample + 1)) : null,
         h('span.chips', null, scores.map(([judge, sc]) => h('span.chip', { class: sc == null ? 'unscored' : 'score', title: judge }, (JUDGES.length > 1 ? judge + ' ' : '') + (sc == null ? 'unscored' : 'score ' + pct(sc)))),
           h('span.chip', null, count(r.prompt) + ' + ' + count(r.completion) + ' tokens'),
           r.latency ? h('span.chip', null, r.latency.toFixed(2) + ' s') : null)),
@@ -1214,10 +1219,10 @@
     const notes = [];
     notes.push('Call time adds up the latency of every call; calls run concurrently, so the run took less wall time.');
     if (priced) {
-      notes.push('Cost from the --price table (USD per million input, output tokens): ' + Object.entries(f.prices).map(([m, [i, o]]) => m + ' ' + i + ', ' + o).join('; ') + '.');
+      notes.push('Cost in USD per million input, output tokens (batched calls spared the discount), from the models file as the run used it or from --price: ' + Object.entries(f.prices).map(([m, p]) => m + ' ' + p.input + ', ' + p.output + (p.batch_discount !== 0.5 ? ', batch discount ' + p.batch_discount : '') + ' (' + p.from + ')').join('; ') + '.');
       if (f.unpriced.length) notes.push('No price given for: ' + f.unpriced.join(', ') + '.');
       if (f.unused_prices.length) notes.push('Priced but not in this run: ' + f.unused_prices.join(', ') + '.');
-    } else notes.push('Add --price MODEL=INPUT,OUTPUT (USD per million tokens) to see costs.');
+    } else notes.push('Give the models a price in the models file, or report with --price MODEL=INPUT,OUTPUT (USD per million tokens), to see costs.');
     return card('Tokens, time and cost per role', null,
       f.usage.length ? h('div.table-wrap', null, h('table', { 'data-table': 'usage' },
         h('thead', null, h('tr', null, ['Role', 'Model', 'Calls', 'Failed', 'Prompt tokens', 'Completion tokens', 'Call time'].map((t, i) => h(i > 1 ? 'th.r' : 'th', null, t)), priced ? h('th.r', null, 'Cost') : null)),

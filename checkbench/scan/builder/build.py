@@ -280,6 +280,7 @@ async def build_taxonomy(
 
     extracted = store.records(TAGS_KIND)
     todo = [q for q in queries if q.id not in extracted or extracted[q.id].get("problem")]
+    done_before = len(queries) - len(todo) + len(recorded)
     await stage.each("taxonomy: extract capabilities", todo, backend.max_concurrency, build.extract)
     extracted = store.records(TAGS_KIND)
 
@@ -310,12 +311,12 @@ async def build_taxonomy(
     pruned = prune(build.taxonomy, max_levels=settings.max_levels, wide=settings.wide)
     steps = list(store.records(STEP_KIND).values())
     report = build_report(
-        [extracted[q.id] for q in queries], steps, build.taxonomy, pruned.taxonomy
+        [extracted[q.id] for q in queries], steps, seed, build.taxonomy, pruned.taxonomy
     )
-    summary = stage.clock.summary(
+    summary = stage.clock.summary(  # the work: one extraction per query, then the steps
         "taxonomy build",
-        total=len(steps),
-        already_done=len(recorded),
+        total=len(queries) + len(steps),
+        already_done=done_before,
         errors=report.extraction_failed
         + report.insert.get("failed", 0)
         + report.refine.get("failed", 0),

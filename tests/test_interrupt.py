@@ -34,6 +34,9 @@ def test_ctrl_c_says_how_to_resume_and_exits_130(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as at a terminal: a test run started in the background of a non-interactive
+        # shell ignores SIGINT, and a child would inherit that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
     while not (run_dir / "run.sqlite").exists() and time.monotonic() < deadline:

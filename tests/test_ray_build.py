@@ -24,22 +24,12 @@ from tests.conftest import run_cli
 from tests.stub_server import Reply, StubServer
 from tests.test_build_stages import conv_route
 
-ray = pytest.importorskip("ray")
+pytest.importorskip("ray")
 
 # two records per batch (parsing: two batches for a log), chunks of four first messages
 # (embedding: four chunks), two candidates per batch and eight per pipeline (model stages: the
 # domain check takes two pipelines)
 EXECUTOR = api.RayExecutor(workers=2, batch_size=2, chunk=8)
-
-
-@pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[str]:
-    """One local Ray instance for the module; its address for a second process to join."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
 
 
 def route(request: Request) -> str | Reply:

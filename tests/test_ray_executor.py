@@ -22,7 +22,7 @@ from tests.conftest import EXAMPLE, ROOT, run_cli
 from tests.endpoint_server import Answer, EndpointServer
 from tests.stub_server import completion
 
-ray = pytest.importorskip("ray")
+pytest.importorskip("ray")
 
 # small batches and pipelines, so that 48 jobs make several of each
 EXECUTOR = api.RayExecutor(workers=2, batch_size=4, chunk=30)
@@ -50,16 +50,6 @@ def deterministic(body: dict[str, Any], _headers: dict[str, str]) -> Answer:
         for check in schema["properties"]
     }
     return 200, completion(json.dumps(verdicts))
-
-
-@pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[str]:
-    """One local Ray instance for the module; its address for a second process to join."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
 
 
 @pytest.fixture(scope="module")

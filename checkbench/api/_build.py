@@ -44,7 +44,9 @@ def build(
     """Turn conversation logs into a benchmark (Conv-to-Bench, or FB-Bench-style curation with
     `spec.mode="feedback"`); the stage records and the report go to `run_dir`. With
     `executor="ray"` (or a RayExecutor) records are parsed, first messages embedded and the
-    model stages decided on Ray workers; the results are the local executor's."""
+    model stages decided on Ray workers; the results are the local executor's. A build whose
+    logs yield no item raises CheckbenchError; one that keeps none because a stage's calls all
+    failed returns its report (`stage.all_failed`), with no benchmark written."""
     output_dir(run_dir)
     output_file(bench)
     backend = open_backend(spec.model, options)

@@ -142,7 +142,8 @@ def from_logs(
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Turn conversation logs into a benchmark and print what every stage kept and dropped
-    (with --executor ray, records are parsed, embedded and decided on a Ray cluster)."""
+    (with --executor ray, records are parsed, embedded and decided on a Ray cluster). Exits 1
+    when a model stage failed every call it made, 2 when the logs yield no item."""
     spec = _spec(
         logs=logs,
         mode=curation,
@@ -182,10 +183,11 @@ def from_logs(
     print_build_report(report)
     with RunStore.existing(out) as store:
         print_usage(store)
-    console.print(
-        f"{report.items} items written to [bold]{report.bench}[/]; "
-        f"report in {Path(out) / REPORT_FILE}"
-    )
+    written = f"{report.items} items written to [bold]{escape(report.bench)}[/]"
+    if not report.items:  # some stage's calls all failed: exit_if_all_failed exits 1
+        written = "no benchmark written (a rerun asks the failed calls again)"
+    console.print(f"{written}; report in {escape(str(Path(out) / REPORT_FILE))}")
+    exit_if_all_failed(report.stages)
 
 
 def print_stages(title: str, stages: list[StageCount]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -42,10 +42,13 @@ from checkbench.cli.render import (
 )
 from checkbench.cli.score import print_scores
 from checkbench.distributed import executor_named
-from checkbench.fbbench.scoring import FBBenchLeaderboard, is_fbbench_store
+from checkbench.fbbench.scoring import is_fbbench_store
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 from checkbench.store import RunStore
+
+if TYPE_CHECKING:
+    from checkbench.fbbench.scoring import FBBenchLeaderboard
 
 import_app = typer.Typer(cls=Group, help="Bring existing results into a run.", no_args_is_help=True)
 app.add_typer(import_app, name="import")

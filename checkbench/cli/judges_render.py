@@ -5,15 +5,19 @@ Every statistic prints in the one notation of stats.notation: scores (0-100) and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich import box
 from rich.table import Table
 
 from checkbench.cli.meta_render import stat
 from checkbench.cli.render import console, estimate_cell, estimate_inline
-from checkbench.judges.calibration import CalibrationReport
-from checkbench.judges.reference import ModelShift, ReferenceAgreement
-from checkbench.stats.estimate import Stat
 from checkbench.stats.notation import RATE_DIGITS, SCORE_DIGITS
+
+if TYPE_CHECKING:
+    from checkbench.judges.calibration import CalibrationReport
+    from checkbench.judges.reference import ModelShift, ReferenceAgreement
+    from checkbench.stats.estimate import Stat
 
 
 def inline(value: Stat | None, digits: int = RATE_DIGITS) -> str:

@@ -4,19 +4,22 @@ judge-vs-human agreement."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.table import Table
 
 from checkbench.cli.render import console, estimate_cell
-from checkbench.ifrewardbench.edges import RankingMetrics
-from checkbench.ifrewardbench.metrics import GroupMetrics, MetaReport
-from checkbench.ifrewardbench.pairwise import PairwiseReport
-from checkbench.ifrewardbench.run import JudgeResult
-from checkbench.judges.human import JudgeAgreement
-from checkbench.stats.agreement import Agreement
-from checkbench.stats.estimate import Stat
 from checkbench.stats.notation import RATE_DIGITS, UNDEFINED, value_text
+
+if TYPE_CHECKING:
+    from checkbench.ifrewardbench.edges import RankingMetrics
+    from checkbench.ifrewardbench.metrics import GroupMetrics, MetaReport
+    from checkbench.ifrewardbench.pairwise import PairwiseReport
+    from checkbench.ifrewardbench.run import JudgeResult
+    from checkbench.judges.human import JudgeAgreement
+    from checkbench.stats.agreement import Agreement
+    from checkbench.stats.estimate import Stat
 
 _HEADLINE = ("positive_f1", "negative_f1", "accuracy", "kendall_tau_b")
 _TITLES = {

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich import box
@@ -13,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from checkbench.fbbench.scoring import EC, RM, FBBenchLeaderboard
+from checkbench.fbbench.scoring import EC, RM
 from checkbench.stats.notation import (
     SCORE_DIGITS,
     UNDEFINED,
@@ -22,8 +24,12 @@ from checkbench.stats.notation import (
     value_text,
 )
 from checkbench.steps.caller import LIMITS_META
-from checkbench.steps.stage import StageSummary
 from checkbench.store import RunStore
+
+if TYPE_CHECKING:
+    from checkbench.convbench.stages import StageCount
+    from checkbench.fbbench.scoring import FBBenchLeaderboard
+    from checkbench.steps.stage import StageSummary
 
 console = Console()
 
@@ -76,9 +82,9 @@ def report_hint(run_dir: Path) -> str:
     return f"report: [bold]{escape(command)}[/] writes {escape(str(run_dir / 'report.html'))}"
 
 
-def exit_if_all_failed(summaries: list[StageSummary]) -> None:
-    """Exit with code 1 when a stage failed on everything it tried: results are recorded, but a
-    script should not take the run for a success."""
+def exit_if_all_failed(summaries: Sequence[StageSummary | StageCount]) -> None:
+    """Exit with code 1 when a stage failed on everything it tried (a run's stages, or a
+    build's): results are recorded, but a script should not take the run for a success."""
     failed = [s.stage for s in summaries if s.all_failed]
     if failed:
         err = Console(stderr=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -28,14 +28,16 @@ from checkbench.cli.render import (
     score_cell,
 )
 from checkbench.judges.pc2 import Mode as PC2Mode
-from checkbench.judges.pc2 import PC2Report
 from checkbench.llm import ModelOptions
-from checkbench.scan.builder import TaxBuilderReport
 from checkbench.scan.formats import TaxonomyFormat
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import Taxonomy, diff, dump_taxonomy, load_taxonomy, tree_view
 from checkbench.stats.notation import RATE_DIGITS
 from checkbench.steps.progress import RichProgress
+
+if TYPE_CHECKING:
+    from checkbench.judges.pc2 import PC2Report
+    from checkbench.scan.builder import TaxBuilderReport
 
 taxonomy_app = typer.Typer(
     cls=Group,

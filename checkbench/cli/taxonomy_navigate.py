@@ -14,7 +14,6 @@ from checkbench.cli.render import console
 from checkbench.cli.taxonomy import taxonomy_app
 from checkbench.errors import CheckbenchError
 from checkbench.llm import backend_name
-from checkbench.scan.navviews import navigation_view
 
 
 @taxonomy_app.command()
@@ -59,6 +58,8 @@ def navigate(
     if as_json:
         print(json.dumps(nav.model_dump(mode="json"), ensure_ascii=False, indent=2))
         return
+    from checkbench.scan.navviews import navigation_view
+
     names = nav.models if model is None else [resolve_model(model, nav.models)]
     console.print(navigation_view(nav, names, top))
 

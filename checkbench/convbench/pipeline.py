@@ -72,7 +72,11 @@ async def build_benchmark(
     """Run the build described by `spec` with `backend` (opened for `spec.model`); write the
     benchmark to `bench` and the report and every stage record into `run_dir` (only this
     process writes: `engine` says where records are parsed, messages embedded and decisions
-    made). Rerunning the same build makes no new model calls."""
+    made). Rerunning the same build makes no new model calls but those that failed.
+
+    A build that keeps no item raises CheckbenchError (its input yields nothing), unless some
+    model stage failed every call it made (a dead endpoint, a bad key): then the report comes
+    back with no item and no benchmark written, and a rerun retries those calls."""
     logs = check_logs(spec.logs)
     vocabulary = _vocabulary(spec)
     markers = _markers(spec)
@@ -108,7 +112,7 @@ async def build_benchmark(
             report = _report(spec, store, build, cheap, items, bench, candidates)
     assert not report.broken_chain(), report.broken_chain()
     write_jsonl(Path(run_dir) / REPORT_FILE, [report])
-    if not items:
+    if not items and not any(stage.all_failed for stage in report.stages):
         raise CheckbenchError(nothing_kept(report.stages))
     return report
 

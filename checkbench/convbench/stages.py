@@ -22,7 +22,7 @@ from checkbench.steps.answers import Answer
 from checkbench.steps.model import StepModel, Structured
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.prompting import prompt_request, prompt_tag
-from checkbench.steps.stage import StageClock, StageRun
+from checkbench.steps.stage import StageClock, StageRun, every_call_failed
 from checkbench.store import RunStore
 
 T = TypeVar("T")
@@ -34,7 +34,8 @@ UNUSABLE = "unusable model answer"
 
 
 class StageCount(BaseModel):
-    """One stage of a build: candidates seen, kept and dropped (by reason), model calls made."""
+    """One stage of a build: candidates seen, kept and dropped (by reason), model calls made
+    and how many of them failed after every retry (this invocation's)."""
 
     stage: str
     seen: int
@@ -43,6 +44,13 @@ class StageCount(BaseModel):
     reasons: dict[str, int]
     calls: int = 0
     cached: int = 0
+    failed: int = 0
+
+    @property
+    def all_failed(self) -> bool:
+        """Every model call this stage made failed: the build exits 1, by the rule of every
+        command that calls models."""
+        return every_call_failed(self.calls, self.failed)
 
 
 @dataclass
@@ -62,10 +70,10 @@ class StageTally:
             self.reasons[decision.reason or "dropped"] += 1
 
     def count(self, clock: StageClock | None = None) -> StageCount:
-        calls = cached = 0
+        calls = cached = failed = 0
         if clock is not None:
             summary = clock.summary(self.stage, total=self.seen, already_done=0, errors=0)
-            calls, cached = summary.called, summary.cached
+            calls, cached, failed = summary.called, summary.cached, summary.failed_calls
         return StageCount(
             stage=self.stage,
             seen=self.seen,
@@ -74,6 +82,7 @@ class StageTally:
             reasons=dict(sorted(self.reasons.items())),
             calls=calls,
             cached=cached,
+            failed=failed,
         )
 
 

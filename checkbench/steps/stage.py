@@ -42,7 +42,13 @@ class StageSummary:
     def all_failed(self) -> bool:
         """Every model call this invocation made failed (a dead endpoint, a bad key...); a
         stage that made no call, or whose answers only went unscored, did not fail."""
-        return self.failed_calls > 0 and self.failed_calls == self.called
+        return every_call_failed(self.called, self.failed_calls)
+
+
+def every_call_failed(called: int, failed: int) -> bool:
+    """The exit rule's test on a stage's model calls of this invocation: some were made and
+    every one failed after its retries."""
+    return failed > 0 and failed == called
 
 
 @dataclass

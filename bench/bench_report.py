@@ -19,51 +19,24 @@ import time
 from pathlib import Path
 from typing import Any
 
-from synthetic import fbbench_tags
+from synthetic import fbbench_item, text
 
 from checkbench import api
-from checkbench.schema import Check, Item, Message, Response, Usage, Verdict
+from checkbench.schema import Response, Usage, Verdict
 from checkbench.store import RunStore
 
 MODELS = [f"openai:model-{name}" for name in ("alpha", "beta", "gamma", "delta", "epsilon")]
 CHECKS = 4
-WORDS = ["the", "answer", "is", "because", "first", "then", "check", "value", "result", "error",
-         "correct", "step", "so", "function", "list", "number", "price", "explain"]  # fmt: skip
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--no-first-run", "--disable-sync"]  # fmt: skip
 
 
-def _text(rng: random.Random, chars: int) -> str:
-    words: list[str] = []
-    while sum(len(w) + 1 for w in words) < chars:
-        words.append(rng.choice(WORDS))
-    return " ".join(words)
-
-
-def _item(i: int, rng: random.Random) -> Item:
-    ec = i % 2 == 0
-    return Item(
-        id=f"{'ec' if ec else 'rm'}-{i:06d}",
-        messages=[
-            Message(role="user", content=_text(rng, 300)),
-            Message(role="assistant", content=_text(rng, 400)),
-            Message(role="user", content=_text(rng, 120)),
-        ],
-        checklist=[
-            Check(id=f"c{k + 1}", text=_text(rng, 70), weight=0.25 if ec else None)
-            for k in range(CHECKS)
-        ],
-        rule="weighted" if ec else "any",
-        tags=fbbench_tags(i),
-    )
-
-
 def build_store(run_dir: Path, n_items: int) -> int:
     """A judged run of n_items; returns its number of verdicts."""
     rng = random.Random(n_items)
-    items = [_item(i, rng) for i in range(n_items)]
-    reasons = [_text(rng, 100) for _ in range(50)]
+    items = [fbbench_item(i, rng, CHECKS) for i in range(n_items)]
+    reasons = [text(rng, 100) for _ in range(50)]
     verdicts = []
     with RunStore(run_dir) as store:
         store.add_items(items)
@@ -73,14 +46,14 @@ def build_store(run_dir: Path, n_items: int) -> int:
                     response = Response(
                         item_id=item.id,
                         model=model,
-                        content=_text(rng, 800),
+                        content=text(rng, 800),
                         usage=Usage(prompt_tokens=300, completion_tokens=200),
                         latency_s=1.0,
                     )
                     store.put_response(response)
                     for check in item.checklist:
                         unscored = rng.random() < 0.01
-                        reason = rng.choice(reasons) if rng.random() < 0.5 else _text(rng, 100)
+                        reason = rng.choice(reasons) if rng.random() < 0.5 else text(rng, 100)
                         verdicts.append(
                             Verdict(
                                 item_id=item.id,

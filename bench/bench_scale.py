@@ -34,14 +34,12 @@ import time
 from pathlib import Path
 
 from instant_server import InstantServer
-from synthetic import fbbench_tags
+from synthetic import fbbench_item, fbbench_tags, text
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
 JUDGE = "openai:instant"
-WORDS = ["the", "answer", "is", "because", "first", "then", "check", "value", "result", "error",
-         "correct", "step", "so", "function", "list", "number", "price", "explain"]  # fmt: skip
 
 
 def _write_bench(path: Path, n: int) -> None:
@@ -59,41 +57,16 @@ def _write_bench(path: Path, n: int) -> None:
             out.write(json.dumps(record) + "\n")
 
 
-def _text(rng: random.Random, chars: int) -> str:
-    words: list[str] = []
-    while sum(len(w) + 1 for w in words) < chars:
-        words.append(rng.choice(WORDS))
-    return " ".join(words)
-
-
 def build_run(run_dir: Path, n: int, models: int = 1, batch: int = 5000) -> None:
     """A judged FB-Bench-tagged run of n items written through the RunStore API, a batch at a
     time (helper subprocess: `bench_scale.py --build RUN N`)."""
-    from checkbench.schema import Check, Item, Message, Response, Usage, Verdict
+    from checkbench.schema import Response, Usage, Verdict
     from checkbench.store import RunStore
 
     rng = random.Random(n)
     with RunStore(run_dir) as store:
         for start in range(0, n, batch):
-            items = []
-            for i in range(start, min(start + batch, n)):
-                ec = i % 2 == 0
-                items.append(
-                    Item(
-                        id=f"{'ec' if ec else 'rm'}-{i:06d}",
-                        messages=[
-                            Message(role="user", content=_text(rng, 300)),
-                            Message(role="assistant", content=_text(rng, 400)),
-                            Message(role="user", content=_text(rng, 120)),
-                        ],
-                        checklist=[
-                            Check(id=f"c{k + 1}", text=_text(rng, 70), weight=0.25 if ec else None)
-                            for k in range(4)
-                        ],
-                        rule="weighted" if ec else "any",
-                        tags=fbbench_tags(i),
-                    )
-                )
+            items = [fbbench_item(i, rng, 4) for i in range(start, min(start + batch, n))]
             store.add_items(items)
             with store.transaction():
                 for model in (f"openai:model-{m}" for m in range(models)):
@@ -102,7 +75,7 @@ def build_run(run_dir: Path, n: int, models: int = 1, batch: int = 5000) -> None
                             Response(
                                 item_id=item.id,
                                 model=model,
-                                content=_text(rng, 800),
+                                content=text(rng, 800),
                                 usage=Usage(prompt_tokens=300, completion_tokens=200),
                             )
                         )
@@ -113,7 +86,7 @@ def build_run(run_dir: Path, n: int, models: int = 1, batch: int = 5000) -> None
                                 judge=JUDGE,
                                 check_id=check.id,
                                 passed=None if rng.random() < 0.01 else rng.random() < 0.6,
-                                reason=_text(rng, 100),
+                                reason=text(rng, 100),
                             )
                             for check in item.checklist
                         )

@@ -108,6 +108,19 @@ def _checkbench(tmp: Path, bench: Path, options: ModelOptions) -> None:
     api.judge(run_dir, JUDGE, options=options)
 
 
+def _warm_up(tmp: Path, items: list[Item], base_url: str) -> None:
+    """Both clients once on a few items before anything is timed: the server's first
+    requests, and checkbench's imports (start-up, measured apart: see the README), are not
+    charged to the first concurrency's items."""
+    _bare_client(base_url, items, 8)
+    bench = tmp / "warm-up.jsonl"
+    bench.write_text("".join(item.model_dump_json() + "\n" for item in items))
+    models = tmp / "models-warm-up.toml"
+    _write_models(models, 8)
+    (tmp / "warm-up").mkdir()
+    _checkbench(tmp / "warm-up", bench, ModelOptions(base_url=base_url, models_file=models))
+
+
 def _measure(fn: Callable[[], None], profile: Path | None = None) -> tuple[float, float]:
     profiler = cProfile.Profile() if profile else None
     wall, cpu = time.perf_counter(), time.process_time()
@@ -158,7 +171,7 @@ def main() -> None:
         tmp = Path(tmpdir)
         bench = tmp / "bench.jsonl"
         bench.write_text("".join(item.model_dump_json() + "\n" for item in items))
-        _bare_client(base_url, items[:50], 8)  # warm up the server once
+        _warm_up(tmp, items[:50], base_url)
         rates = [
             _compare(tmp, bench, items, base_url, concurrency, args.profile and n == 0)
             for n, concurrency in enumerate(CONCURRENCIES)

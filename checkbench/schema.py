@@ -71,6 +71,9 @@ class GenerationHints(_Model):
         return data
 
 
+_NO_HINTS = GenerationHints()
+
+
 class _ItemMeta(BaseModel):
     """The keys of Item.meta that checkbench itself reads; the others are free."""
 
@@ -112,7 +115,8 @@ class Item(_Model):
     @field_validator("meta")
     @classmethod
     def _known_meta(cls, meta: dict[str, Any]) -> dict[str, Any]:
-        _ItemMeta.model_validate(meta)  # its errors are located under "meta"
+        if "generation" in meta:  # the only key it reads; others are free
+            _ItemMeta.model_validate(meta)  # its errors are located under "meta"
         return meta
 
     @model_validator(mode="after")
@@ -130,7 +134,8 @@ class Item(_Model):
 
     def generation_hints(self) -> GenerationHints:
         """The item's generation hints (all unset when it has none)."""
-        return GenerationHints.model_validate(self.meta.get("generation") or {})
+        hints = self.meta.get("generation")
+        return GenerationHints.model_validate(hints) if hints else _NO_HINTS
 
     def tag(self, facet: str) -> list[str]:
         """Values of one tag facet (empty when absent)."""

@@ -8,7 +8,6 @@ import sqlite3
 import time
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +15,21 @@ from checkbench import runlock
 from checkbench.commits import GroupCommit
 from checkbench.errors import InputError
 from checkbench.inputs import output_dir
-from checkbench.llm.base import ChatRequest, ChatResult
+from checkbench.llm.base import ChatResult
 from checkbench.llm.models_file import Price
 from checkbench.llm.redact import redact, redact_optional
 from checkbench.schema import Item, Response, Verdict
 from checkbench.storecheck import DAMAGE, damaged_row
 from checkbench.storelayout import SCHEMA, SCHEMA_VERSION, migrate_v3, stored_version
 from checkbench.storereads import StoreReads
+from checkbench.storerows import (
+    INSERT_VERDICTS,
+    ROWS_PER_STATEMENT,
+    CallRecord,
+    UsageRow,
+    insert_rows,
+    verdict_rows,
+)
 
 STORE_FILE = "run.sqlite"
 PRICES_META = "prices"
@@ -40,45 +47,6 @@ _INSERT_CALL = (
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-@dataclass(frozen=True)
-class UsageRow:
-    """Calls and token accounting for one (model, role) pair: `calls` succeeded, `errors`
-    failed after every attempt; `attempts` counts every HTTP try (retries = attempts - calls -
-    errors), `timeouts` the tries that timed out."""
-
-    model: str
-    role: str
-    calls: int
-    errors: int
-    prompt_tokens: int
-    completion_tokens: int
-    latency_s: float
-    attempts: int = 0
-    timeouts: int = 0
-    batched_prompt_tokens: int = 0
-    batched_completion_tokens: int = 0
-    """The tokens of calls answered through a Batch API (billed at the batch price)."""
-
-    @property
-    def retries(self) -> int:
-        return max(self.attempts - self.calls - self.errors, 0)
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One logical model call as the audit log keeps it."""
-
-    key: str
-    model: str
-    role: str
-    request: ChatRequest
-    result: ChatResult | None
-    error: str | None
-    latency_s: float
-    attempts: int = 1
-    timeouts: int = 0
 
 
 class RunStore(StoreReads):
@@ -195,22 +163,21 @@ class RunStore(StoreReads):
             position = db.execute("SELECT COALESCE(MAX(position), -1) FROM items").fetchone()[0]
             for item in items:
                 body = item.model_dump_json()
-                row = db.execute("SELECT body FROM items WHERE id = ?", (item.id,)).fetchone()
-                if row is not None:
-                    if row[0] != body:
-                        raise InputError(
-                            f"item '{item.id}' differs from the one already in this run",
-                            path=self.run_dir,
-                        )
-                    continue
-                position += 1
                 checks = [[check.id, check.weight] for check in item.checklist]
-                db.execute(
+                if db.execute(
                     "INSERT INTO items(position, id, rule, checks, tags, body)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (position, item.id, item.rule, _dumps(checks), _dumps(item.tags), body),
-                )
-                added += 1
+                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                    (position + 1, item.id, item.rule, _dumps(checks), _dumps(item.tags), body),
+                ).rowcount:
+                    position += 1
+                    added += 1
+                    continue
+                row = db.execute("SELECT body FROM items WHERE id = ?", (item.id,)).fetchone()
+                if row[0] != body:
+                    raise InputError(
+                        f"item '{item.id}' differs from the one already in this run",
+                        path=self.run_dir,
+                    )
         return added
 
     def items(self) -> list[Item]:
@@ -351,24 +318,14 @@ class RunStore(StoreReads):
 
     # -- verdicts -----------------------------------------------------------------------------
     def put_verdicts(self, verdicts: Iterable[Verdict]) -> None:
-        """Store verdicts, replacing earlier ones of one (item, model, sample, judge, check)."""
-        with self._writes.write() as db:
-            db.executemany(
-                "INSERT OR REPLACE INTO verdicts(item_id, model, sample, judge, check_id, passed,"
-                " body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        v.item_id,
-                        v.model,
-                        v.sample,
-                        v.judge,
-                        v.check_id,
-                        v.passed,
-                        redact(v.model_dump_json()),
-                    )
-                    for v in verdicts
-                ],
-            )
+        """Store verdicts, replacing earlier ones of one (item, model, sample, judge, check);
+        a checklist of up to `ROWS_PER_STATEMENT` in one statement (atomic by itself)."""
+        rows = verdict_rows(verdicts)
+        if len(rows) > ROWS_PER_STATEMENT:
+            with self._writes.write() as db:
+                db.executemany(insert_rows(INSERT_VERDICTS, rows[:1]), rows)
+        elif rows:
+            self._writes.execute(insert_rows(INSERT_VERDICTS, rows), [f for r in rows for f in r])
 
     def verdicts(self, judge: str | None = None) -> list[Verdict]:
         query = "SELECT body FROM verdicts"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import PydanticSerializationError, to_json
 
 from checkbench.llm.models_file import Price, Sampling
 from checkbench.schema import Message
@@ -57,7 +59,8 @@ class ChatRequest(BaseModel):
         (encoded once per schema) goes in front of the rest's, which is encoded from the
         fields as they are (no dump of the model first)."""
         fields = {name: value for name, value in self.__dict__.items() if name != "json_schema"}
-        rest = _CANONICAL.encode({**fields, "model": model})
+        fields["model"] = model
+        rest = _fast_json({name: fields[name] for name in sorted(fields)}, _CANONICAL)
         blob = f'{{"json_schema":{_schema_json(self.json_schema)},{rest[1:]}'
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -79,7 +82,7 @@ class ChatRequest(BaseModel):
         ]
         if self.json_schema is not None:
             fields["json_schema"] = digest(_schema_json(self.json_schema))
-        return _COMPACT.encode(fields), shared
+        return _fast_json(fields, _COMPACT), shared
 
 
 def _fields(value: Any) -> Any:
@@ -93,6 +96,30 @@ _CANONICAL = json.JSONEncoder(
     sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_fields
 )
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_fields)
+
+
+def _fast_json(fields: dict[str, Any], encoder: json.JSONEncoder) -> str:
+    """`encoder.encode(fields)` for a request's fields (keys already in the order wanted),
+    written by pydantic's encoder, which takes a third of the time: both write the same text
+    (strings unescaped but for quotes, backslashes and control characters; ints; floats
+    without an exponent); other floats and texts it cannot write go to `encoder`."""
+    if any(isinstance(v, float) and not _plain_float(v) for v in fields.values()):
+        return encoder.encode(fields)
+    ordered = dict(fields)
+    sort = encoder.sort_keys
+    ordered["messages"] = [
+        dict(sorted(m.__dict__.items())) if sort else m.__dict__ if isinstance(m, BaseModel) else m
+        for m in fields["messages"]
+    ]
+    try:
+        return to_json(ordered).decode()
+    except PydanticSerializationError:
+        return encoder.encode(fields)
+
+
+def _plain_float(value: float) -> bool:
+    """Whether json.dumps writes `value` without an exponent (the form both encoders share)."""
+    return math.isfinite(value) and "e" not in float.__repr__(value)
 
 
 def canonical_json(value: Any) -> str:

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from pydantic_core import PydanticSerializationError, from_json, to_json
+
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
 from checkbench.llm.models_file import Price, Sampling
 from checkbench.llm.redact import redact, register_secret
@@ -81,6 +83,15 @@ def parse_completion(body: Any) -> ChatResult:
         )
     except (KeyError, IndexError, TypeError, ValueError) as exc:
         raise LLMError(f"malformed completion body: {exc!r}", retryable=True) from None
+
+
+def _encoded(payload: dict[str, Any]) -> bytes:
+    """A request body as JSON: by pydantic's encoder, a third of json.dumps's CPU for a
+    judge's request; a text it cannot write as UTF-8 (a lone surrogate) goes escaped."""
+    try:
+        return to_json(payload)
+    except PydanticSerializationError:
+        return json.dumps(payload).encode()
 
 
 @dataclass(frozen=True)
@@ -176,7 +187,7 @@ class OpenAIBackend:
 
         url = f"{base_url}/chat/completions"
         try:
-            async with self._open().post(url, data=json.dumps(payload).encode()) as response:
+            async with self._open().post(url, data=_encoded(payload)) as response:
                 body = await response.read()
                 return _Reply(response.status, response.headers.get("Retry-After"), body)
         except TimeoutError:
@@ -251,7 +262,7 @@ class OpenAIBackend:
     def _result(self, reply: _Reply) -> ChatResult:
         if reply.status == 200:
             try:
-                body = json.loads(reply.body)
+                body = from_json(reply.body)
             except ValueError:
                 raise LLMError("completion body is not JSON", retryable=True) from None
             return parse_completion(body)

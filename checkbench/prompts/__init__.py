@@ -46,6 +46,6 @@ def load_prompt(name: str) -> Prompt:
 
 def fence(label: str, text: str) -> str:
     """Wrap untrusted text in a code fence longer than any backtick run inside it."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0) if "`" in text else 0
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}{label}\n{text}\n{ticks}"

@@ -1,0 +1,72 @@
+"""The rows the run store writes and hands back: calls as the audit log keeps them, usage
+per model and role, and verdicts as rows of their table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from checkbench.llm.base import ChatRequest, ChatResult
+from checkbench.llm.redact import redact
+from checkbench.schema import Verdict
+
+INSERT_VERDICTS = (
+    "INSERT OR REPLACE INTO verdicts(item_id, model, sample, judge, check_id, passed, body) VALUES "
+)
+ROWS_PER_STATEMENT = 100
+"""Rows one INSERT takes at most: 100 rows of 7 values stay under the 999 variables that older
+SQLite builds allow in one statement."""
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    """Calls and token accounting for one (model, role) pair: `calls` succeeded, `errors`
+    failed after every attempt; `attempts` counts every HTTP try (retries = attempts - calls -
+    errors), `timeouts` the tries that timed out."""
+
+    model: str
+    role: str
+    calls: int
+    errors: int
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    attempts: int = 0
+    timeouts: int = 0
+    batched_prompt_tokens: int = 0
+    batched_completion_tokens: int = 0
+    """The tokens of calls answered through a Batch API (billed at the batch price)."""
+
+    @property
+    def retries(self) -> int:
+        return max(self.attempts - self.calls - self.errors, 0)
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One logical model call as the audit log keeps it."""
+
+    key: str
+    model: str
+    role: str
+    request: ChatRequest
+    result: ChatResult | None
+    error: str | None
+    latency_s: float
+    attempts: int = 1
+    timeouts: int = 0
+
+
+def verdict_rows(verdicts: Iterable[Verdict]) -> list[tuple[Any, ...]]:
+    """Verdicts as rows of the verdicts table, their bodies redacted."""
+    return [
+        (v.item_id, v.model, v.sample, v.judge, v.check_id, v.passed, redact(v.model_dump_json()))
+        for v in verdicts
+    ]
+
+
+def insert_rows(head: str, rows: Sequence[tuple[Any, ...]]) -> str:
+    """`head` (an "INSERT ... VALUES ") with one group of placeholders per row."""
+    group = "(" + ", ".join("?" * len(rows[0])) + ")"
+    return head + ", ".join([group] * len(rows))

@@ -2,14 +2,16 @@
 
 Each step a run takes for a judge call (building the request, keying the cache, encoding the
 body, reading the reply, the store's reads and writes) is repeated for N items and timed with
-the process clock: a per-call budget without a profiler's distortion. The HTTP exchange
-itself is what bench_generate.py's bare aiohttp loop measures.
+the process clock: a per-call budget without a profiler's distortion; the store's steps run
+in an event loop, committed in groups as in a run. The HTTP exchange itself is what
+bench_generate.py's bare aiohttp loop measures.
 
     python bench/bench_budget.py [N]
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import tempfile
@@ -20,14 +22,16 @@ from typing import Any
 
 from bench_generate import JUDGE, _items
 from instant_server import ANSWER, instance
+from pydantic_core import from_json
 
 from checkbench.judges.checklist import JudgeSettings, text_request, verdicts_answer
 from checkbench.llm.base import ChatRequest, ChatResult
-from checkbench.llm.openai_compat import OpenAIBackend, parse_completion
+from checkbench.llm.openai_compat import OpenAIBackend, _encoded, parse_completion
 from checkbench.schema import Item, Response, Verdict
 from checkbench.steps.answers import answer_schema, parse_answer
 from checkbench.store import CallRecord, RunStore
 
+PER_COMMIT = 11
 Step = tuple[str, Callable[[int], Any]]
 """A label and what is done for item number i."""
 
@@ -74,18 +78,36 @@ def main() -> None:
     steps: list[Step] = [
         ("judge request (its prompt)", lambda i: text_request(items[i], ANSWER, settings)),
         ("cache key of a judge request", lambda i: requests[i].cache_key(JUDGE)),
-        ("HTTP body of it, encoded", lambda i: json.dumps(backend.request_body(requests[i]))),
-        ("reply read into a ChatResult", lambda i: parse_completion(json.loads(body))),
+        ("HTTP body of it, encoded", lambda i: _encoded(backend.request_body(requests[i]))),
+        ("reply read into a ChatResult", lambda i: parse_completion(from_json(body))),
         ("verdicts parsed and validated", lambda i: parse_answer(raw, answer)),
     ]
     print(f"CPU ms per call, over {n} items x 4 checks")
+    for label, step in steps:
+        print(f"  {label:<32} {_timed(step, n):6.3f}")
     with tempfile.TemporaryDirectory() as tmp, RunStore(Path(tmp)) as store:
         store.add_items(items)
-        for label, step in steps + _store_steps(store, items, requests):
-            start = time.process_time()
-            for i in range(n):
-                step(i)
-            print(f"  {label:<32} {(time.process_time() - start) / n * 1e3:6.3f}")
+        for label, step in _store_steps(store, items, requests):
+            print(f"  {label:<32} {asyncio.run(_in_a_run(store, step, n)):6.3f}")
+
+
+def _timed(step: Callable[[int], Any], n: int) -> float:
+    start = time.process_time()
+    for i in range(n):
+        step(i)
+    return (time.process_time() - start) / n * 1e3
+
+
+async def _in_a_run(store: RunStore, step: Callable[[int], Any], n: int) -> float:
+    """A store step as a run makes it: inside the event loop, its writes group-committed
+    every `PER_COMMIT` items (what one turn of the loop finishes at concurrency 128)."""
+    start = time.process_time()
+    for i in range(n):
+        step(i)
+        if i % PER_COMMIT == PER_COMMIT - 1:
+            await store.durable()
+    await store.durable()
+    return (time.process_time() - start) / n * 1e3
 
 
 if __name__ == "__main__":

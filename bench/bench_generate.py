@@ -4,10 +4,11 @@ Both clients talk to the same instant OpenAI-compatible server (bench/instant_se
 another process) and make the same two calls per item (the candidate's answer, then the
 checklist judge's verdicts on it) at the same concurrency, side by side in one run, at
 concurrency 32 and 128. Prints items/s and the CPU milliseconds per item spent in the client
-process, and their ratios. `--profile` writes a cProfile of checkbench's run at the first
-concurrency to bench-generate.prof (read it with `python -m pstats`).
+process, and their ratios: medians over `--rounds` rounds that alternate which client goes
+first. `--profile` writes a cProfile of checkbench's first run at the first concurrency to
+bench-generate.prof (read it with `python -m pstats`).
 
-    python bench/bench_generate.py [N] [--checks K] [--profile]
+    python bench/bench_generate.py [N] [--checks K] [--rounds R] [--profile]
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import functools
 import json
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -132,29 +135,49 @@ def _measure(fn: Callable[[], None], profile: Path | None = None) -> tuple[float
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def _row(label: str, n: int, wall: float, cpu: float) -> str:
+def _row(label: str, n: int, runs: list[tuple[float, float]]) -> str:
+    wall, cpu = _median(runs)
     return f"  {label:<11} {n / wall:8.0f} items/s  {cpu / n * 1e3:6.3f} CPU ms/item"
 
 
+def _median(runs: list[tuple[float, float]]) -> tuple[float, float]:
+    """The median wall and CPU seconds of a client's rounds."""
+    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
+
+
 def _compare(
-    tmp: Path, bench: Path, items: list[Item], base_url: str, concurrency: int, profile: bool
+    tmp: Path, bench: Path, items: list[Item], base_url: str, concurrency: int, args: Any
 ) -> float:
-    """Both clients at one concurrency, side by side; prints them and returns checkbench's
-    items/s."""
+    """Both clients at one concurrency, side by side over rounds (bare first, then checkbench
+    first, and so on: a slow spell of the shared machine falls on both); prints the medians
+    and returns checkbench's median items/s."""
     models = tmp / f"models-{concurrency}.toml"
     _write_models(models, concurrency)
     options = ModelOptions(base_url=base_url, models_file=models)
-    raw_wall, raw_cpu = _measure(lambda: _bare_client(base_url, items, concurrency))
-    work = tmp / f"c{concurrency}"
-    work.mkdir()
-    written = Path("bench-generate.prof") if profile else None
-    cb_wall, cb_cpu = _measure(lambda: _checkbench(work, bench, options), written)
+    bare: list[tuple[float, float]] = []
+    ours: list[tuple[float, float]] = []
+    for round_ in range(args.rounds):
+        work = tmp / f"c{concurrency}-{round_}"
+        work.mkdir()
+        profile = args.profile and concurrency == CONCURRENCIES[0] and round_ == 0
+        written = Path("bench-generate.prof") if profile else None
+        clients = [
+            (bare, lambda: _bare_client(base_url, items, concurrency), None),
+            (ours, functools.partial(_checkbench, work, bench, options), written),
+        ]
+        for runs, client, prof in clients if round_ % 2 == 0 else clients[::-1]:
+            runs.append(_measure(client, prof))
     n = len(items)
+    (raw_wall, raw_cpu), (cb_wall, cb_cpu) = _median(bare), _median(ours)
+    ratios = sorted(b[0] / o[0] for b, o in zip(bare, ours, strict=True))
+    print(f"concurrency {concurrency} (medians of {args.rounds} rounds):")
+    print(_row("bare aiohttp", n, bare))
+    print(_row("checkbench", n, ours))
+    print(
+        f"  checkbench/bare: throughput {raw_wall / cb_wall:.2f} (rounds {ratios[0]:.2f}-"
+        f"{ratios[-1]:.2f}), CPU {cb_cpu / raw_cpu:.2f}"
+    )
     own = (cb_cpu - raw_cpu) / n * 1e3
-    print(f"concurrency {concurrency}:")
-    print(_row("bare aiohttp", n, raw_wall, raw_cpu))
-    print(_row("checkbench", n, cb_wall, cb_cpu))
-    print(f"  checkbench/bare: throughput {raw_wall / cb_wall:.2f}, CPU {cb_cpu / raw_cpu:.2f}")
     print(f"  checkbench's own CPU (beyond the bare loop's): {own:.3f} ms/item")
     return n / cb_wall
 
@@ -163,6 +186,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("n", type=int, nargs="?", default=2000)
     parser.add_argument("--checks", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     items = _items(args.n, args.checks)
@@ -172,10 +196,7 @@ def main() -> None:
         bench = tmp / "bench.jsonl"
         bench.write_text("".join(item.model_dump_json() + "\n" for item in items))
         _warm_up(tmp, items[:50], base_url)
-        rates = [
-            _compare(tmp, bench, items, base_url, concurrency, args.profile and n == 0)
-            for n, concurrency in enumerate(CONCURRENCIES)
-        ]
+        rates = [_compare(tmp, bench, items, base_url, c, args) for c in CONCURRENCIES]
     low, high = CONCURRENCIES
     print(f"checkbench at {high} vs {low}: {rates[1] / rates[0]:.2f}x the items/s")
     print("targets: throughput ratio >= 0.50, own CPU <= 0.8 ms/item, 128 not slower than 32")

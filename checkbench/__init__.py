@@ -25,14 +25,16 @@ Documentation: README.md (the user's guide), docs/protocols.md (the four protoco
 scales, intervals and words every table uses), docs/architecture.md (the package layout).
 """
 
-# Re-exported by alias, without __all__: help() then shows this docstring and the package's
-# contents, not every pydantic internal of the re-exported classes (help(checkbench.Item) has them).
-from checkbench.schema import Check as Check
-from checkbench.schema import Item as Item
-from checkbench.schema import Message as Message
-from checkbench.schema import Response as Response
-from checkbench.schema import Usage as Usage
-from checkbench.schema import Verdict as Verdict
-from checkbench.store import RunStore as RunStore
+from checkbench.lazy import lazy_exports
 
 __version__ = "0.1.0"
+
+_DATA_MODEL = {
+    "checkbench.schema": ("Check", "Item", "Message", "Response", "Usage", "Verdict"),
+    "checkbench.store": ("RunStore",),
+}
+"""The re-exported data model (module -> names), imported on first use, so that importing any
+part of checkbench (the CLI first) does not load pydantic models it may not need. Without
+__all__: help() then shows this docstring, not every pydantic internal of these classes
+(help(checkbench.Item) has them)."""
+__getattr__, __dir__ = lazy_exports(__name__, _DATA_MODEL)

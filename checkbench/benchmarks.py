@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from checkbench.choices import BenchmarkFormat
 from checkbench.errors import InputError
 from checkbench.inputs import input_file
 from checkbench.jsonl import iter_json_records, validate
-from checkbench.scan.queries import is_scan_query, load_scan_queries
 from checkbench.schema import Item
 
 Loader = Callable[[Path], Iterable[Item]]
@@ -26,7 +26,14 @@ def _fbbench(path: Path) -> list[Item]:
     return load_fbbench(path)
 
 
-LOADERS: dict[str, Loader] = {"native": _native, "fb-bench": _fbbench, "scan": load_scan_queries}
+def _scan(path: Path) -> list[Item]:
+    from checkbench.scan.queries import load_scan_queries
+
+    return load_scan_queries(path)
+
+
+LOADERS: dict[BenchmarkFormat, Loader] = {"native": _native, "fb-bench": _fbbench, "scan": _scan}
+"""The loaders by format; the protocol packages are imported only by their own loader."""
 
 
 def _first_record(path: Path) -> dict:
@@ -39,7 +46,7 @@ def detect_format(path: Path) -> str:
     record = _first_record(path)
     if "bench_type" in record and "checklist" in record:
         return "fb-bench"
-    if is_scan_query(record):
+    if "prompt" in record and isinstance(record.get("meta_data"), dict):
         return "scan"
     return "native"
 

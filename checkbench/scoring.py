@@ -21,16 +21,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
-from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel
 
+from checkbench.choices import UnscoredPolicy
 from checkbench.schema import Item, Response, Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED, Estimate, macro_mean_ci, mean_ci
 from checkbench.store import RunStore
-
-UnscoredPolicy = Literal["zero", "exclude"]
 
 Scores = dict[str, float | None]
 """item id -> item score (None = unscored) for one model."""

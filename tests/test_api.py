@@ -47,13 +47,15 @@ def _checkbench_types(hint: object) -> set[type]:
 
 
 def test_all_lists_the_types_of_every_signature() -> None:
-    """A caller can build every argument and name every result from `api` alone."""
+    """A caller can build every argument and name every result from `api` alone (a hint the
+    api module imports for type checking only resolves by api's name for it)."""
     exported = {getattr(api, name) for name in api.__all__}
     for name in api.__all__:
         obj = getattr(api, name)
         if not inspect.isfunction(obj):
             continue
-        for hint in typing.get_type_hints(obj).values():
+        names = {**vars(api), **obj.__globals__}
+        for hint in typing.get_type_hints(obj, globalns=names).values():
             missing = _checkbench_types(hint) - exported
             assert not missing, f"{name} uses {missing}"
 

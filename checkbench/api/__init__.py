@@ -10,8 +10,7 @@ leaderboard needs, not the models and modules of every other command.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from checkbench.lazy import lazy_exports
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     # functions, one per CLI command
@@ -63,20 +62,5 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
 }
 """module -> the names the API takes from it."""
 
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-
-__all__ = list(_MODULE_OF)
-
-
-def __getattr__(name: str) -> Any:
-    """An exported name, imported from its module on first use (then kept here)."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__all__ = [name for names in _EXPORTS.values() for name in names]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING
 
-from checkbench.api._build import score
 from checkbench.api._stage import (
     answer_and_judge,
     open_backends,
@@ -15,16 +14,9 @@ from checkbench.api._stage import (
     store_items,
 )
 from checkbench.benchmarks import check_items, iter_items
-from checkbench.convbench.scoring import BenchScores
+from checkbench.choices import ScoreSource
+from checkbench.choices import ScoringProtocol as Protocol
 from checkbench.distributed import Executor, Stages, generation, judging
-from checkbench.fbbench.judgments import load_fbbench_judgment_dir
-from checkbench.fbbench.scoring import (
-    FBBenchLeaderboard,
-    ScoreSource,
-    is_fbbench_store,
-    store_leaderboard,
-)
-from checkbench.fbbench.versions import ImportSummary
 from checkbench.generate import GenerationSettings, refuse_identical_samples
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.llm import ModelOptions, open_backend
@@ -35,8 +27,10 @@ from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageSummary
 from checkbench.store import STORE_FILE, RunStore
 
-Protocol = Literal["auto", "fb-bench", "conv-to-bench"]
-"""How `run` scores: by the FB-Bench leaderboard or by Conv-to-Bench's check means."""
+if TYPE_CHECKING:
+    from checkbench.convbench.scoring import BenchScores
+    from checkbench.fbbench.scoring import FBBenchLeaderboard
+    from checkbench.fbbench.versions import ImportSummary
 
 
 def prepare_run(bench: str | Path, run_dir: str | Path, *, fmt: str = "auto") -> RunStore:
@@ -110,6 +104,8 @@ def leaderboard(
     """FB-Bench scores per model (EC, RM, Overall) with intervals and breakdowns; `judge` is
     the stored judge id whose verdicts to score (default: the run's only judge). The store is
     read in columns, so memory and time stay small for large runs."""
+    from checkbench.fbbench.scoring import store_leaderboard
+
     with RunStore.existing(run_dir) as store:
         chosen = pick_judge(store, judge)
         return store_leaderboard(store, chosen, policy=policy, source=source, seed=seed)
@@ -134,6 +130,8 @@ def run(
     FB-Bench leaderboard: needs a scenario and a task per item) or "conv-to-bench" (the mean of
     each item's checks, cluster bootstrap over items); "auto" picks FB-Bench when every item
     carries its tags."""
+    from checkbench.fbbench.scoring import is_fbbench_store
+
     judge_settings = judge_settings or JudgeSettings()
     stages = Stages(generation(executor, models, options), judging(executor, judge_model, options))
     candidates = open_backends(models, options)
@@ -153,6 +151,8 @@ def run(
     judge_id = judge_name(judge_backend, judge_settings)
     if protocol == "fb-bench" or (protocol == "auto" and fbbench):
         return summaries, leaderboard(run_dir, judge=judge_id, policy=policy)
+    from checkbench.api._build import score  # Conv-to-Bench's scoring, loaded only for it
+
     return summaries, score(run_dir, judge=judge_id, policy=policy)
 
 
@@ -160,6 +160,8 @@ def import_fbbench_judgments(directory: str | Path, run_dir: str | Path) -> Impo
     """Load published FB-Bench judgment files (one JSONL per model) into a run, new or not: a
     sample already in the run is matched by its content, so files of either dataset version
     land on the same item. The summary says what was read and what differed."""
+    from checkbench.fbbench.judgments import load_fbbench_judgment_dir
+
     known = []
     if (Path(run_dir) / STORE_FILE).is_file():
         with RunStore.existing(run_dir) as store:

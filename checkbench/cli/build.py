@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from pydantic import ValidationError
@@ -16,6 +16,7 @@ from rich.table import Table
 from typer import _click
 
 from checkbench import api
+from checkbench.choices import Curation, LogFormat
 from checkbench.cli import Group, app
 from checkbench.cli.options import (
     AUTO_FORMAT,
@@ -29,16 +30,13 @@ from checkbench.cli.options import (
     with_model_options,
 )
 from checkbench.cli.render import console, exit_if_all_failed, print_usage
-from checkbench.convbench.flow import Mode as Curation
-from checkbench.convbench.ingest import Format as LogFormat
-from checkbench.convbench.stages import StageCount
-from checkbench.convbench.summary import REPORT_FILE
 from checkbench.distributed import executor_named
 from checkbench.errors import InputError
-from checkbench.jsonl import field_path
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
-from checkbench.store import RunStore
+
+if TYPE_CHECKING:
+    from checkbench.convbench.stages import StageCount
 
 FROM_LOGS = "from-logs"
 
@@ -63,6 +61,8 @@ app.add_typer(build_app, name="build")
 
 def _spec(**fields: Any) -> api.BuildSpec:
     """The build spec, with a bad combination of options reported as one located line."""
+    from checkbench.jsonl import field_path
+
     try:
         return api.BuildSpec(**fields)
     except ValidationError as exc:
@@ -144,6 +144,9 @@ def from_logs(
     """Turn conversation logs into a benchmark and print what every stage kept and dropped
     (with --executor ray, records are parsed, embedded and decided on a Ray cluster). Exits 1
     when a model stage failed every call it made, 2 when the logs yield no item."""
+    from checkbench.convbench.summary import REPORT_FILE
+    from checkbench.store import RunStore
+
     spec = _spec(
         logs=logs,
         mode=curation,

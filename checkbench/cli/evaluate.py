@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from checkbench import api
+from checkbench.choices import ScoringProtocol
 from checkbench.cli import Group, app
 from checkbench.cli.judges import calibrated_judge
 from checkbench.cli.options import (
@@ -42,10 +43,8 @@ from checkbench.cli.render import (
 )
 from checkbench.cli.score import print_scores
 from checkbench.distributed import executor_named
-from checkbench.fbbench.scoring import is_fbbench_store
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
-from checkbench.store import RunStore
 
 if TYPE_CHECKING:
     from checkbench.fbbench.scoring import FBBenchLeaderboard
@@ -80,6 +79,9 @@ def judge(
 ) -> None:
     """Judge every response of a run against its item's checklist; exits 1 when every call
     it made failed."""
+    from checkbench.fbbench.scoring import is_fbbench_store
+    from checkbench.store import RunStore
+
     settings = api.JudgeSettings(mode=judge_mode, language=language)
     with RichProgress() as progress:
         summary = api.judge(
@@ -138,7 +140,7 @@ def run(
     language: JudgeLanguage = "auto",
     unscored_policy: Unscored = "zero",
     protocol: Annotated[
-        api.Protocol,
+        ScoringProtocol,
         typer.Option(
             help="How to score: fb-bench (EC/RM leaderboard with breakdowns), conv-to-bench "
             "(mean of each item's checks), or auto (fb-bench when every item has its scenario "
@@ -182,6 +184,8 @@ def run(
 def print_next_steps(out: Path, command: str, judge: str | None) -> None:
     """Where the run is, and the commands that show it again as JSON and as a report; the
     judge is named when the run holds several, as the command then needs it."""
+    from checkbench.store import RunStore
+
     with RunStore.existing(out) as store:
         several = len(store.judges()) > 1
     pick = f" --judge-id {shlex.quote(judge)}" if several and judge else ""

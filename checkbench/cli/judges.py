@@ -10,11 +10,12 @@ import typer
 from typer import _click
 
 from checkbench import api
+from checkbench.choices import CalibrationMethod as Method
+from checkbench.choices import Decision
 from checkbench.cli import app
 from checkbench.cli.judges_render import print_calibration
 from checkbench.cli.options import AsJson, ReferenceFile, ReferenceJudge
 from checkbench.cli.render import console
-from checkbench.judges.calibration import Decision, Method
 
 
 @app.command()

@@ -12,6 +12,8 @@ from rich.markup import escape
 from typer import _click
 
 from checkbench import api
+from checkbench.choices import MissingVerdicts, NoEdges, PairScope, Paradigm
+from checkbench.choices import PairwiseMethod as Method
 from checkbench.cli import app
 from checkbench.cli.judges_render import print_reference_agreement
 from checkbench.cli.meta_render import (
@@ -31,10 +33,6 @@ from checkbench.cli.options import (
     with_model_options,
 )
 from checkbench.cli.render import console, exit_if_all_failed, print_stages, report_hint
-from checkbench.ifrewardbench.critiques import MissingVerdicts
-from checkbench.ifrewardbench.edges import NoEdges
-from checkbench.ifrewardbench.pairwise import Method
-from checkbench.ifrewardbench.run import PairScope, Paradigm
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 

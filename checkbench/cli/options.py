@@ -17,21 +17,19 @@ import inspect
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, cast, get_type_hints
+from typing import Annotated, Any, Literal, TypeVar, cast, get_args, get_type_hints
 
 import typer
 
-from checkbench.benchmarks import LOADERS
-from checkbench.distributed import ExecutorName
-from checkbench.judges.checklist import Mode
+from checkbench.choices import BenchmarkFormat, ExecutorName, UnscoredPolicy
+from checkbench.choices import JudgeMode as Mode
 from checkbench.llm import JsonMode as JsonModeName
 from checkbench.llm import ModelOptions
-from checkbench.scoring import UnscoredPolicy
 
 DEFAULT_MODEL = "local"
 SPECS = "an alias of the models file, local, local:/x.gguf, openai:NAME or openai:NAME@URL"
 
-BenchFormat = StrEnum("BenchFormat", {name: name for name in ("auto", *LOADERS)})
+BenchFormat = StrEnum("BenchFormat", {name: name for name in ("auto", *get_args(BenchmarkFormat))})
 """Benchmark formats: detected from the first record (auto), or one of the loaders."""
 AUTO_FORMAT = BenchFormat("auto")
 Language = Literal["auto", "en", "zh"]

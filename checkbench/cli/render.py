@@ -15,7 +15,6 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from checkbench.fbbench.scoring import EC, RM
 from checkbench.stats.notation import (
     SCORE_DIGITS,
     UNDEFINED,
@@ -23,13 +22,12 @@ from checkbench.stats.notation import (
     interval_text,
     value_text,
 )
-from checkbench.steps.caller import LIMITS_META
-from checkbench.store import RunStore
 
 if TYPE_CHECKING:
     from checkbench.convbench.stages import StageCount
     from checkbench.fbbench.scoring import FBBenchLeaderboard
     from checkbench.steps.stage import StageSummary
+    from checkbench.store import RunStore
 
 console = Console()
 
@@ -68,6 +66,8 @@ def print_stage(summary: StageSummary, shown: int = 10) -> None:
 
 def print_stages(run_dir: Path, summaries: list[StageSummary], *, failures: bool = False) -> None:
     """Each stage's line, then (for answering stages) why answers failed, then the calls table."""
+    from checkbench.store import RunStore
+
     for summary in summaries:
         print_stage(summary)
     with RunStore.existing(run_dir) as store:
@@ -115,6 +115,8 @@ def usage_table(store: RunStore) -> Table:
     table.add_column("model / role", overflow="fold")
     for column in ("calls", "retry", "t/o", "failed", "in", "out", "time s"):
         table.add_column(column, justify="right")
+    from checkbench.steps.caller import LIMITS_META
+
     limits = store.get_meta(LIMITS_META, {})
     model = None
     for row in sorted(store.usage(), key=lambda row: (row.model, row.role)):
@@ -172,6 +174,8 @@ def score_cell(score: float | None, ci: tuple[float, float] | None) -> str:
 def _one_item_groups(board: FBBenchLeaderboard) -> tuple[int, int]:
     """(groups of one item, groups) among the (scenario, task) groups of the model with the
     most one-item groups."""
+    from checkbench.fbbench.means import EC, RM
+
     counts = []
     for cells in board.breakdowns.values():
         tasks = cells.get("task", {})
@@ -235,6 +239,8 @@ def print_leaderboard(board: FBBenchLeaderboard) -> None:
 
 def _shown_slices(board: FBBenchLeaderboard, facet: str) -> list[str]:
     """The slices of a facet to print: "all" only where it is not just EC or RM again."""
+    from checkbench.fbbench.means import EC, RM
+
     present = {name for cells in board.breakdowns.values() for name in cells.get(facet, {})}
     scenarios = [name for name in (EC, RM) if name in present]
     return scenarios + (["all"] if "all" in present and len(scenarios) != 1 else [])

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from checkbench import api
+from checkbench.choices import CheckMode
 from checkbench.cli import app
 from checkbench.cli.judges import calibrated_judge
 from checkbench.cli.options import AsJson, CalibrationName, JudgeId, Unscored
 from checkbench.cli.render import console, estimate_inline, score_cell
-from checkbench.convbench.scoring import BenchScores, CheckMode
-from checkbench.stats.estimate import Stat
 from checkbench.stats.notation import RATE_DIGITS
+
+if TYPE_CHECKING:
+    from checkbench.convbench.scoring import BenchScores
+    from checkbench.stats.estimate import Stat
 
 
 def _stat(stat: Stat) -> str:

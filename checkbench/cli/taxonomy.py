@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich import box
 from rich.markup import escape
-from rich.table import Table
 
 from checkbench import api
+from checkbench.choices import PC2Mode, TaxonomyFormat
 from checkbench.cli import Group, app
+from checkbench.cli.judges_render import print_pc2
 from checkbench.cli.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
@@ -22,22 +22,15 @@ from checkbench.cli.options import (
 )
 from checkbench.cli.render import (
     console,
-    estimate_inline,
     exit_if_all_failed,
     print_stages,
-    score_cell,
 )
-from checkbench.judges.pc2 import Mode as PC2Mode
 from checkbench.llm import ModelOptions
-from checkbench.scan.formats import TaxonomyFormat
-from checkbench.scan.prune import prune
-from checkbench.scan.tree import Taxonomy, diff, dump_taxonomy, load_taxonomy, tree_view
-from checkbench.stats.notation import RATE_DIGITS
 from checkbench.steps.progress import RichProgress
 
 if TYPE_CHECKING:
-    from checkbench.judges.pc2 import PC2Report
     from checkbench.scan.builder import TaxBuilderReport
+    from checkbench.scan.tree import Taxonomy
 
 taxonomy_app = typer.Typer(
     cls=Group,
@@ -89,6 +82,8 @@ def show(
     taxonomy_format: TaxonomyFormatOption = "checkbench",
 ) -> None:
     """Print a taxonomy (checkbench's or SCAN's format) as a tree with its size, or as JSON."""
+    from checkbench.scan.tree import dump_taxonomy, load_taxonomy, tree_view
+
     tree = load_taxonomy(taxonomy)
     if as_json:
         print(dump_taxonomy(tree, taxonomy_format))
@@ -100,6 +95,8 @@ def show(
 @taxonomy_app.command("diff")
 def diff_command(old: TaxonomyFile, new: TaxonomyFile, as_json: AsJson = False) -> None:
     """What changed from OLD to NEW: added, removed and moved nodes, new descriptions."""
+    from checkbench.scan.tree import diff, load_taxonomy
+
     change = diff(load_taxonomy(old), load_taxonomy(new))
     if as_json:
         print(change.model_dump_json(indent=2))
@@ -118,6 +115,9 @@ def diff_command(old: TaxonomyFile, new: TaxonomyFile, as_json: AsJson = False) 
 @taxonomy_app.command()
 def validate(taxonomy: TaxonomyFile) -> None:
     """Check a taxonomy file: one error line and exit code 2 when it is invalid."""
+    from checkbench.scan.prune import prune
+    from checkbench.scan.tree import load_taxonomy
+
     tree = load_taxonomy(taxonomy)
     pruned = prune(tree).taxonomy == tree
     console.print(
@@ -297,57 +297,6 @@ def synthesize(
     exit_if_all_failed([result.summary])
 
 
-def _print_pc2(report: PC2Report) -> None:
-    console.print(
-        f"[bold]{escape(report.judge)}[/]: criteria for {report.items} items, "
-        f"[red]{report.criteria_failed} without a usable answer[/], "
-        f"{report.criteria_rescaled} rescaled to 100",
-        highlight=False,
-    )
-    table = Table(
-        title="PC^2 per model (pointwise 0-100, 95% CI; pairs over both orders)",
-        box=box.SIMPLE_HEAD,
-    )
-    table.add_column("model", overflow="fold")
-    for column in ("pointwise", "n", "unscored", "wins", "ties", "losses", "unscored pairs"):
-        table.add_column(column, justify="right")
-    for model in sorted(set(report.pointwise) | set(report.pairwise)):
-        point = report.pointwise.get(model)
-        pairs = report.pairwise.get(model, {})
-        table.add_row(
-            escape(model),
-            score_cell(point.score, point.ci) if point else "-",
-            str(point.n) if point else "-",
-            str(point.unscored) if point else "-",
-            *(str(pairs.get(k, "-")) for k in ("wins", "ties", "losses", "unscored")),
-        )
-    console.print(table)
-    if report.position is not None:
-        p = report.position
-        console.print(
-            f"position: {p.pairs} pairs in both orders, {p.consistent_wins} consistent wins, "
-            f"{p.consistent_ties} consistent ties, {p.inconsistent} inconsistent "
-            f"({p.first_position} first-position, {p.second_position} second-position)",
-            highlight=False,
-        )
-    for variant, accuracy in report.human.items():
-        if not accuracy.correct + accuracy.wrong:
-            console.print(
-                f"human agreement ({variant}): no pairs the judge ordered ({accuracy.pairs} "
-                f"pairs: {accuracy.ties} ties, {accuracy.unscored} unscored)",
-                highlight=False,
-            )
-            continue
-        value = accuracy.accuracy
-        shown = estimate_inline(value.value, value.low, value.high, RATE_DIGITS)
-        console.print(
-            f"human agreement ({variant}): accuracy {shown} over {accuracy.pairs} pairs "
-            f"({accuracy.correct} correct, {accuracy.wrong} wrong, {accuracy.ties} ties, "
-            f"{accuracy.unscored} unscored)",
-            highlight=False,
-        )
-
-
 @taxonomy_app.command()
 @with_model_options
 def pc2(
@@ -393,6 +342,6 @@ def pc2(
     if as_json:
         print(result.report.model_dump_json(indent=2))
     else:
-        _print_pc2(result.report)
+        print_pc2(result.report)
         print_stages(run_dir, [result.summary])
     exit_if_all_failed([result.summary])

@@ -4,8 +4,9 @@ and checklist stages, or FB-Bench curation's drafting."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
+from checkbench.choices import Curation as Mode
 from checkbench.convbench.candidate import Candidate, language, provenance
 from checkbench.convbench.checklist import synthesize_checklist
 from checkbench.convbench.curate import Concession, draft, feedback_item
@@ -14,8 +15,6 @@ from checkbench.convbench.feedback import identify
 from checkbench.convbench.instruction import screen, synthesize
 from checkbench.convbench.stages import BuildStages, Decision
 from checkbench.schema import Check, Item, Message
-
-Mode = Literal["conv-to-bench", "feedback"]
 
 
 async def model_stages(

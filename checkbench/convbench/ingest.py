@@ -24,15 +24,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from checkbench.choices import LogFormat as Format
 from checkbench.errors import CheckbenchError, InputError
 from checkbench.inputs import input_file, open_input
 from checkbench.schema import Message
 
-Format = Literal["auto", "openai", "sharegpt", "lmsys", "wildchat"]
 CONVERSATION_ROLES = frozenset({"user", "assistant", "system"})
 PARQUET_BATCH_ROWS = 1024
 

@@ -15,10 +15,10 @@ are added (see `rank_agreement`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from checkbench.choices import CheckMode
 from checkbench.convbench.checklist import INSTRUCTION
 from checkbench.convbench.rank_agreement import RankAgreement, rank_agreement
 from checkbench.schema import Item, Response, Verdict
@@ -30,8 +30,6 @@ from checkbench.scoring import (
     score_responses,
 )
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
-
-CheckMode = Literal["instruction", "all"]
 
 
 class ModelScore(GroupScore):

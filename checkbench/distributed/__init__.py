@@ -8,18 +8,20 @@ Ray is imported only when a Ray stage runs.
 
 from __future__ import annotations
 
-from checkbench.distributed.build import build_engine
-from checkbench.distributed.executor import Executor, ExecutorName, RayExecutor, executor_named
-from checkbench.distributed.stages import LOCAL_STAGES, Stages, generation, judging
+from checkbench.lazy import lazy_exports
 
-__all__ = [
-    "LOCAL_STAGES",
-    "Executor",
-    "ExecutorName",
-    "RayExecutor",
-    "Stages",
-    "build_engine",
-    "executor_named",
-    "generation",
-    "judging",
-]
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "checkbench.distributed.build": ("build_engine",),
+    "checkbench.distributed.executor": (
+        "Executor",
+        "ExecutorName",
+        "RayExecutor",
+        "executor_named",
+    ),
+    "checkbench.distributed.stages": ("LOCAL_STAGES", "Stages", "generation", "judging"),
+}
+"""module -> its names exported here, imported on first use (PEP 562): generating or judging
+does not load the Conv-to-Bench build engine."""
+
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

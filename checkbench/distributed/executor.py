@@ -5,12 +5,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Literal
 
+from checkbench.choices import ExecutorName
 from checkbench.errors import CheckbenchError
-
-ExecutorName = Literal["local", "ray"]
-"""The executors by name, as `--executor` takes them."""
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from checkbench.choices import ScoreSource
 from checkbench.errors import InputError
 from checkbench.fbbench.judgments import record_facts
 from checkbench.fbbench.means import BREAKDOWN_FACETS as BREAKDOWN_FACETS
@@ -40,8 +40,6 @@ from checkbench.scoring import (
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.store import RunStore
 from checkbench.storereads import ItemHead
-
-ScoreSource = Literal["verdicts", "stored"]
 
 
 class FBBenchRow(BaseModel):

@@ -33,8 +33,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-MissingVerdicts = Literal["pass", "unscored"]
-"""What a constraint without a verdict in its critique becomes."""
+from checkbench.choices import MissingVerdicts
 
 PASS_PHRASES = ("人工智能助手的回复满足了该要求", "[[满足该要求]]")
 START_MARK, END_MARK = "-开始]", "-结束]"

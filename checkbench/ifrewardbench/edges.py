@@ -13,17 +13,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
 
+from checkbench.choices import NoEdges
 from checkbench.ifrewardbench.records import MetaRecord
 from checkbench.stats import macro_mean_ci
 from checkbench.stats.estimate import Stat
 from checkbench.stats.preference import Prefer
 
-NoEdges = Literal["exclude", "zero"]
 RANKING_METRICS = ("accuracy", "kendall_tau_b")
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
 
 from pydantic import BaseModel
 
+from checkbench.choices import PairwiseMethod as Method
 from checkbench.ifrewardbench.edges import NoEdges, RankingReport, rank_edges
 from checkbench.ifrewardbench.records import MetaRecord
 from checkbench.schema import PairVerdict
@@ -28,8 +28,6 @@ from checkbench.stats.ranking import (
     elo,
     position_consistency,
 )
-
-Method = Literal["bradley_terry", "elo"]
 
 
 def _by_item(verdicts: Iterable[PairVerdict]) -> dict[str, list[PairVerdict]]:

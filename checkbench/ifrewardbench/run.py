@@ -13,10 +13,11 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
+from checkbench.choices import PairScope, Paradigm
 from checkbench.errors import InputError
 from checkbench.ifrewardbench.critiques import MissingVerdicts
 from checkbench.ifrewardbench.dataset import load_ifrewardbench
@@ -36,8 +37,6 @@ from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageSummary
 from checkbench.store import RunStore
 
-Paradigm = Literal["verification", "pairwise", "both"]
-PairScope = Literal["all", "edges"]
 RUN_SUFFIX = ".meta"
 REPORT_RECORD = "meta_report"
 """Record kind of each judge's MetaReport in the run store, keyed by the judge's `model`."""

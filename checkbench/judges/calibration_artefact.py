@@ -11,6 +11,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
+from checkbench.choices import CalibrationMethod as Method
+from checkbench.choices import Decision
 from checkbench.errors import CheckbenchError, InputError
 from checkbench.inputs import read_input_text
 from checkbench.judges.reference import CALIBRATION_RECORD
@@ -23,9 +25,6 @@ CALIBRATION_VERSION = 1
 ALL = "*"
 """Group name of the curve fitted on every training verdict."""
 _EPS = 1e-6
-
-Method = Literal["logistic", "isotonic"]
-Decision = Literal["bayes", "rate"]
 
 
 class Curve(BaseModel):

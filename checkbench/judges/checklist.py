@@ -7,10 +7,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ValidationError, model_validator
 
+from checkbench.choices import JudgeMode as Mode
 from checkbench.judges import render
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult
 from checkbench.schema import Check, Item, Response, Verdict
@@ -29,7 +30,6 @@ from checkbench.steps.prompting import prompt_request
 
 JUDGE = "judge"
 REASON_CHARS = 300
-Mode = Literal["text", "logprob"]
 
 
 @dataclass(frozen=True)

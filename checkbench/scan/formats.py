@@ -18,11 +18,11 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from checkbench.choices import TaxonomyFormat
 from checkbench.errors import InputError
 
-TaxonomyFormat = Literal["checkbench", "scan"]
 FORMATS: tuple[TaxonomyFormat, ...] = ("checkbench", "scan")
 Loc = tuple[str | int, ...]
 

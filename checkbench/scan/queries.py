@@ -14,7 +14,7 @@ or "Other" when none matches. `type_tag_paths` turns those names into taxonomy p
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
@@ -81,11 +81,6 @@ class ScanQuery(BaseModel):
             tags=tags,
             meta={META_KEY: meta},
         )
-
-
-def is_scan_query(record: dict[str, Any]) -> bool:
-    """Whether a record looks like a SCAN query (for format sniffing)."""
-    return "prompt" in record and isinstance(record.get("meta_data"), dict)
 
 
 def load_scan_queries(path: str | Path) -> list[Item]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import (
@@ -15,7 +16,8 @@ from rich.progress import (
 )
 from rich.table import Column
 
-from checkbench.steps.caller import CallCounters
+if TYPE_CHECKING:  # the CLI imports this module before it knows a command needs the callers
+    from checkbench.steps.caller import CallCounters
 
 
 def _counts(counters: CallCounters) -> str:
@@ -52,6 +54,8 @@ class RichProgress(ProgressSink):
     The numbers keep their width on a narrow terminal; a long stage label is cut short."""
 
     def __init__(self, console: Console | None = None) -> None:
+        from checkbench.steps.caller import CallCounters
+
         self._progress = Progress(
             TextColumn(
                 "[bold]{task.description}",

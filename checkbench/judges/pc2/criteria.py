@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, StrictInt
 
+from checkbench.choices import PC2Mode as Mode
 from checkbench.generate import GenerationSettings, candidate_request
 from checkbench.judges import render
 from checkbench.prompts import fence
@@ -27,7 +28,6 @@ from checkbench.steps.prompting import clip, prompt_request
 
 AUX, JUDGE = "pc2-aux", "pc2-judge"
 MIN_CRITERIA, MAX_CRITERIA, TOTAL_WEIGHT = 3, 9, 100
-Mode = Literal["pointwise", "pairwise", "both"]
 
 
 @dataclass(frozen=True)

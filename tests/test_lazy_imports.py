@@ -1,0 +1,69 @@
+"""Start-up stays light: the CLI and the evaluation API import only what they use.
+
+Each check runs in a fresh interpreter (this test process has imported everything already) and
+compares the modules it loaded; none is timed (CPU figures: README, "CLI start-up").
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import get_args
+
+import pytest
+
+from checkbench.benchmarks import LOADERS
+from checkbench.choices import BenchmarkFormat
+
+PROTOCOLS = ("convbench", "scan", "ifrewardbench", "fbbench")
+
+
+def _loaded_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running `code`."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    return set(json.loads(result.stdout.splitlines()[-1]))
+
+
+def _protocols_in(modules: set[str]) -> set[str]:
+    return {m for m in modules if m.split(".")[:2] in (["checkbench", p] for p in PROTOCOLS)}
+
+
+def test_the_cli_loads_no_domain_module_to_build_its_commands() -> None:
+    """Registering every command (what --help needs) loads no protocol package, no run store,
+    no stage machinery and no Ray: option types come from checkbench.choices."""
+    loaded = _loaded_after("from checkbench.cli import app, commands")
+    assert "checkbench.cli.taxonomy" in loaded and "checkbench.choices" in loaded
+    assert _protocols_in(loaded) == set()
+    heavy = {"checkbench.store", "checkbench.scoring", "checkbench.steps.caller", "ray"}
+    assert loaded & heavy == set()
+    assert not any(m.startswith("checkbench.distributed.") and "executor" not in m for m in loaded)
+
+
+@pytest.mark.parametrize("name", ["generate", "judge", "run", "leaderboard"])
+def test_evaluation_api_loads_no_other_protocol(name: str) -> None:
+    """generate, judge and run load neither Conv-to-Bench, SCAN, IF-RewardBench nor the Ray
+    build engine until a run asks for them (a Conv-to-Bench score, a SCAN file, --executor ray)."""
+    loaded = _loaded_after(f"from checkbench import api\napi.{name}")
+    assert "checkbench.api._evaluate" in loaded
+    assert _protocols_in(loaded) - {"checkbench.fbbench"} == set()
+    assert {"ray", "checkbench.distributed.build"} & loaded == set()
+
+
+def test_the_data_model_is_re_exported_on_first_use() -> None:
+    import checkbench
+    from checkbench.schema import Item
+    from checkbench.store import RunStore
+
+    assert checkbench.Item is Item and checkbench.RunStore is RunStore
+    assert {"Item", "Verdict", "RunStore"} <= set(dir(checkbench))
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        checkbench.Nope  # noqa: B018
+
+
+def test_every_benchmark_format_has_its_loader() -> None:
+    """--format's choices (from the Literal) and the loaders name the same formats."""
+    assert sorted(get_args(BenchmarkFormat)) == sorted(LOADERS)

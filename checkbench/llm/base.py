@@ -60,6 +60,7 @@ class ChatRequest(BaseModel):
         fields as they are (no dump of the model first)."""
         fields = {name: value for name, value in self.__dict__.items() if name != "json_schema"}
         fields["model"] = model
+        fields["messages"] = [{"content": m.content, "role": m.role} for m in self.messages]
         rest = _fast_json({name: fields[name] for name in sorted(fields)}, _CANONICAL)
         blob = f'{{"json_schema":{_schema_json(self.json_schema)},{rest[1:]}'
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
@@ -77,7 +78,9 @@ class ChatRequest(BaseModel):
 
         fields = {k: v for k, v in self.__dict__.items() if k not in ("messages", "json_schema")}
         fields["messages"] = [
-            {"role": m.role, "shared": digest(m.content)} if m.role == "system" else m
+            {"role": m.role, "shared": digest(m.content)}
+            if m.role == "system"
+            else {"role": m.role, "content": m.content}
             for m in self.messages
         ]
         if self.json_schema is not None:
@@ -85,34 +88,19 @@ class ChatRequest(BaseModel):
         return _fast_json(fields, _COMPACT), shared
 
 
-def _fields(value: Any) -> Any:
-    """A pydantic model inside a request (a message) as its fields, for the JSON encoder."""
-    if isinstance(value, BaseModel):
-        return value.__dict__
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
-_CANONICAL = json.JSONEncoder(
-    sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=_fields
-)
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_fields)
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def _fast_json(fields: dict[str, Any], encoder: json.JSONEncoder) -> str:
-    """`encoder.encode(fields)` for a request's fields (keys already in the order wanted),
-    written by pydantic's encoder, which takes a third of the time: both write the same text
-    (strings unescaped but for quotes, backslashes and control characters; ints; floats
-    without an exponent); other floats and texts it cannot write go to `encoder`."""
+    """`encoder.encode(fields)` for a request's fields (plain values, keys in the order the
+    encoder writes them), written by pydantic's encoder, which takes a third of the time: both
+    write the same text (strings unescaped but for quotes, backslashes and control characters;
+    ints; floats without an exponent); other floats and texts it cannot write go to `encoder`."""
     if any(isinstance(v, float) and not _plain_float(v) for v in fields.values()):
         return encoder.encode(fields)
-    ordered = dict(fields)
-    sort = encoder.sort_keys
-    ordered["messages"] = [
-        dict(sorted(m.__dict__.items())) if sort else m.__dict__ if isinstance(m, BaseModel) else m
-        for m in fields["messages"]
-    ]
     try:
-        return to_json(ordered).decode()
+        return to_json(fields).decode()
     except PydanticSerializationError:
         return encoder.encode(fields)
 

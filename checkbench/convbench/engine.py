@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from checkbench.convbench.ingest import ParseRows
-from checkbench.convbench.stages import Decider, decide_here
+from checkbench.steps.stage import Dispatch, dispatch_here
 
 if TYPE_CHECKING:  # embedding needs the build extra, imported only when topics run
     from checkbench.convbench.embed import EmbedChunks
@@ -17,11 +17,12 @@ if TYPE_CHECKING:  # embedding needs the build extra, imported only when topics 
 
 @dataclass(frozen=True)
 class BuildEngine:
-    """`parse` and `embed` None: in this process (`parse_rows`, `embed_here`)."""
+    """`parse` and `embed` None: in this process (`parse_rows`, `embed_here`); `dispatch`
+    works off the model stages' decisions."""
 
     parse: ParseRows | None = None
     embed: EmbedChunks | None = None
-    decide: Decider = decide_here
+    dispatch: Dispatch = dispatch_here
 
 
 LOCAL_ENGINE = BuildEngine()

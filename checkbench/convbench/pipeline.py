@@ -98,7 +98,7 @@ async def build_benchmark(
             _record(store, cheap)
             model = StepModel(backend, Caller(store))
             build = BuildStages(
-                store, model, spec.settings, progress or ProgressSink(), decider=engine.decide
+                store, model, spec.settings, progress or ProgressSink(), dispatch=engine.dispatch
             )
             domain = None
             if spec.domain is not None:

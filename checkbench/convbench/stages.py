@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -22,7 +22,13 @@ from checkbench.steps.answers import Answer
 from checkbench.steps.model import StepModel, Structured
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.prompting import prompt_request, prompt_tag
-from checkbench.steps.stage import StageClock, StageRun, every_call_failed
+from checkbench.steps.stage import (
+    Dispatch,
+    StageClock,
+    StageRun,
+    dispatch_here,
+    every_call_failed,
+)
 from checkbench.store import RunStore
 
 T = TypeVar("T")
@@ -117,43 +123,10 @@ def failure(answer: Structured[Any]) -> Decision[Any]:
     return Decision.drop(reason, problem=problem, raw=answer.raw, attempts=answer.attempts)
 
 
-Decided = Callable[[int, Decision[Any]], None]
-"""Takes the decision on the candidate at an index: records it and counts it."""
-
-
-class Decider(Protocol):
-    """Where a stage's decisions are made: `decided` is told each one, in any order, with
-    `run` advanced after each (its progress started on the candidates)."""
-
-    async def __call__(
-        self,
-        build: BuildStages,
-        run: StageRun,
-        candidates: Sequence[Candidate],
-        step: Step,
-        decided: Decided,
-    ) -> None: ...
-
-
-async def decide_here(
-    build: BuildStages,
-    run: StageRun,
-    candidates: Sequence[Candidate],
-    step: Step,
-    decided: Decided,
-) -> None:
-    """The decisions made in this process, concurrently up to the model's limit."""
-
-    async def one(index: int) -> None:
-        decided(index, await step(build, candidates[index]))
-
-    await run.pool(range(len(candidates)), build.model.max_concurrency, one)
-
-
 @dataclass
 class BuildStages:
     """The run store, the build's model, the settings and the progress display, with what the
-    stages so far counted and which prompts they used; `decider` makes the decisions (here,
+    stages so far counted and which prompts they used; `dispatch` works off the decisions (here,
     or on Ray workers)."""
 
     store: RunStore
@@ -162,7 +135,7 @@ class BuildStages:
     progress: ProgressSink
     counts: list[StageCount] = field(default_factory=list)
     prompts: set[str] = field(default_factory=set)
-    decider: Decider = decide_here
+    dispatch: Dispatch = dispatch_here
 
     async def ask(
         self, prompt: str, values: Mapping[str, str], answer: type[A], *, max_tokens: int
@@ -186,16 +159,21 @@ class BuildStages:
         run = StageRun.begin(self.store, self.model.caller, self.progress)
         decisions: dict[int, Decision[Any]] = {}
 
-        def decided(index: int, decision: Decision[Any]) -> None:
+        def done(result: tuple[int, Decision[Any], set[str]]) -> None:
+            index, decision, prompts = result
             decisions[index] = decision
             self.store.put_record(
                 RECORD_PREFIX + stage,
                 candidates[index].key,
                 {"kept": decision.kept, "reason": decision.reason, **decision.record},
             )
+            self.prompts.update(prompts)
 
         run.progress.start(stage, len(candidates))
-        await self.decider(self, run, candidates, step, decided)
+        model = self.model
+        work = Deciding(model.name, self.settings, step)
+        jobs = list(enumerate(candidates))
+        await self.dispatch(run, work, {model.name: model}, jobs, model.max_concurrency, done)
         tally = StageTally(stage)
         kept = []
         for index, candidate in enumerate(candidates):
@@ -208,3 +186,21 @@ class BuildStages:
 
 Step = Callable[[BuildStages, Candidate], Awaitable[Decision[Any]]]
 """A model-driven stage: its decision on one candidate."""
+
+
+@dataclass(frozen=True)
+class Deciding:
+    """A model stage's work on one job (index, candidate), wherever it runs: the index, the
+    decision and the prompts used."""
+
+    model: str
+    settings: ConvBenchSettings
+    step: Step
+
+    async def run(
+        self, models: Mapping[str, StepModel], job: tuple[int, Candidate]
+    ) -> tuple[int, Decision[Any], set[str]]:
+        index, candidate = job
+        model = models[self.model]
+        build = BuildStages(model.caller.store, model, self.settings, ProgressSink())
+        return index, await self.step(build, candidate), build.prompts

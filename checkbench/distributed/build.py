@@ -18,15 +18,11 @@ from __future__ import annotations
 
 import functools
 import pickle
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from checkbench.convbench.candidate import Candidate
 from checkbench.convbench.engine import LOCAL_ENGINE, BuildEngine
 from checkbench.convbench.ingest import Format, Parsed, RawRow, parse_rows
-from checkbench.convbench.settings import ConvBenchSettings
-from checkbench.convbench.stages import BuildStages, Decided, Decision, Step
 from checkbench.distributed.executor import (
     Executor,
     RayExecutor,
@@ -37,9 +33,6 @@ from checkbench.distributed.stages import RayDispatch, pipeline
 from checkbench.distributed.worker import DONE, JOB
 from checkbench.errors import CheckbenchError
 from checkbench.llm import ModelOptions
-from checkbench.steps.model import StepModel
-from checkbench.steps.progress import ProgressSink
-from checkbench.steps.stage import StageRun
 
 C = TypeVar("C")
 R = TypeVar("R")
@@ -56,7 +49,7 @@ def build_engine(executor: Executor, spec: str, options: ModelOptions | None) ->
     return BuildEngine(
         parse=functools.partial(_parse, ray),
         embed=functools.partial(_embed, ray),
-        decide=RayDecider(RayDispatch(ray, (spec,), options)),
+        dispatch=RayDispatch(ray, (spec,), options),
     )
 
 
@@ -143,46 +136,3 @@ def _embed_chunk(embedder: Any, texts: Sequence[str]) -> Any:
     # one BLAS thread, as the driver embeds (thread counts can change the last bits)
     with threadpool_limits(limits=1):
         return embedder.embed(texts)
-
-
-@dataclass(frozen=True)
-class Deciding:
-    """A model stage's work on one job (index, candidate): the index, the decision and the
-    prompts used."""
-
-    model: str
-    settings: ConvBenchSettings
-    step: Step
-
-    async def run(
-        self, models: Mapping[str, StepModel], job: tuple[int, Candidate]
-    ) -> tuple[int, Decision[Any], set[str]]:
-        index, candidate = job
-        model = models[self.model]
-        build = BuildStages(model.caller.store, model, self.settings, ProgressSink())
-        return index, await self.step(build, candidate), build.prompts
-
-
-@dataclass(frozen=True)
-class RayDecider:
-    """A `Decider` whose decisions needing the model are made on Ray workers."""
-
-    dispatch: RayDispatch
-
-    async def __call__(
-        self,
-        build: BuildStages,
-        run: StageRun,
-        candidates: Sequence[Candidate],
-        step: Step,
-        decided: Decided,
-    ) -> None:
-        def done(result: tuple[int, Decision[Any], set[str]]) -> None:
-            index, decision, prompts = result
-            decided(index, decision)
-            build.prompts.update(prompts)
-
-        model = build.model
-        work = Deciding(model.name, build.settings, step)
-        jobs = list(enumerate(candidates))
-        await self.dispatch(run, work, {model.name: model}, jobs, model.max_concurrency, done)

@@ -6,8 +6,9 @@
 #
 # CHECKBENCH_LLAMA_SERVER_DIR sets the cache (default ~/.cache/checkbench/llama-server);
 # LLAMA_CPP_PYTHON_VERSION picks another sdist version. The build is static, CPU-only, for
-# this machine's processor (GGML_NATIVE), with no web UI download and no HTTPS; on 2 cores it
-# takes several minutes. bench/bench_llama_server.py runs the result.
+# any x86-64 with AVX2 (GGML_NATIVE off: a native build's AMX kernel crashes where a virtual
+# machine does not enable AMX; see the README's set-up), with no web UI download and no HTTPS;
+# on 2 cores it takes several minutes. bench/bench_llama_server.py runs the result.
 set -euo pipefail
 
 cache="${CHECKBENCH_LLAMA_SERVER_DIR:-$HOME/.cache/checkbench/llama-server}"
@@ -53,7 +54,7 @@ llama="$tree/vendor/llama.cpp"
 build="$cache/build-$version"
 echo "configuring llama.cpp in $build ..." >&2
 cmake -S "$llama" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DGGML_NATIVE=ON \
+    -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DGGML_NATIVE=OFF \
     -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
     -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
     >"$cache/configure.log" 2>&1 || fail "cmake configure failed: see $cache/configure.log"

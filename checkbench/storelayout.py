@@ -22,7 +22,7 @@ CREATE TABLE IF NOT EXISTS items (
     position INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, rule TEXT NOT NULL,
     checks TEXT NOT NULL, tags TEXT NOT NULL, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS calls (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    id INTEGER PRIMARY KEY,
     key TEXT NOT NULL, model TEXT NOT NULL, role TEXT NOT NULL, status TEXT NOT NULL,
     request TEXT NOT NULL, result TEXT, prompt_tokens INTEGER NOT NULL DEFAULT 0,
     completion_tokens INTEGER NOT NULL DEFAULT 0, latency_s REAL NOT NULL DEFAULT 0,
@@ -43,6 +43,8 @@ CREATE TABLE IF NOT EXISTS verdicts (
 CREATE INDEX IF NOT EXISTS verdicts_by_judge
     ON verdicts(judge, item_id, model, sample, check_id, passed);
 """
+"""calls.id is a plain rowid: no row is ever deleted, so ids follow the order of the calls
+without AUTOINCREMENT's bookkeeping (v4 stores made with it read and write the same)."""
 
 _FROM_V3 = """
 ALTER TABLE responses RENAME TO responses_v3;

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -174,6 +175,27 @@ def test_cli_joins_the_cluster_named_by_ray_address(
     assert local.returncode == 0, local.stderr
     assert stored(tmp_path / "ray") == stored(tmp_path / "local")
     assert len(stored(tmp_path / "ray")["responses"]) == 24
+
+
+def test_an_address_where_nothing_answers_is_one_line_at_once(
+    server: EndpointServer, bench: Path, tmp_path: Path
+) -> None:
+    # Ray itself would retry such an address for minutes, logging as it goes
+    (tmp_path / "checkbench.toml").write_text(
+        f'[models.cand]\nmodel = "cand-a"\nbase_url = "{server.base_url}"\n'
+    )
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    address = f"127.0.0.1:{closed.getsockname()[1]}"
+    closed.close()
+    args = ["generate", str(bench), "--model", "cand", "--out", "run", "--executor", "ray"]
+    result = run_cli(*args, "--ray-address", address, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"error: cannot start or join Ray at {address}: nothing answers at {address}"
+        " (Connection refused)"
+    )
+    assert "Traceback" not in result.stderr
 
 
 def test_ray_executor_without_ray_names_the_extra(tmp_path: Path) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import socket
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -53,6 +55,9 @@ def connect(executor: RayExecutor) -> ModuleType:
     """The `ray` module, joined to the executor's cluster (once per process)."""
     ray = ray_module()
     if not ray.is_initialized():
+        address = executor.address or os.environ.get("RAY_ADDRESS")
+        if address and (unreachable := _unreachable(address)):
+            raise CheckbenchError(f"cannot start or join Ray at {address}: {unreachable}")
         try:
             ray.init(
                 address=executor.address,
@@ -69,3 +74,17 @@ def connect(executor: RayExecutor) -> ModuleType:
     ray.data.DataContext.get_current().enable_progress_bars = False
     logging.getLogger("ray.data").setLevel(logging.ERROR)
     return ray
+
+
+def _unreachable(address: str, timeout_s: float = 10.0) -> str | None:
+    """Why nothing answers at a cluster's "host:port" (with or without ray://), or None when
+    something does or the address names no port ("auto", "local"). Asked before Ray is:
+    Ray retries such an address for minutes, printing its own log lines meanwhile."""
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not port.isdigit():
+        return None
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        return f"nothing answers at {host}:{port} ({exc.strerror or type(exc).__name__})"
+    return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -72,7 +73,7 @@ class ChatRequest(BaseModel):
         shared: dict[str, str] = {}
 
         def digest(text: str) -> str:
-            name = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+            name = _digest(text)
             shared[name] = text
             return name
 
@@ -86,6 +87,13 @@ class ChatRequest(BaseModel):
         if self.json_schema is not None:
             fields["json_schema"] = digest(_schema_json(self.json_schema))
         return _fast_json(fields, _COMPACT), shared
+
+
+@functools.lru_cache(maxsize=256)
+def _digest(text: str) -> str:
+    """The name a shared text is kept under; memoized, as the same few texts (instructions,
+    schemas) come with every request."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))

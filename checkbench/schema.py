@@ -51,7 +51,7 @@ class GenerationHints(_Model):
     overrides them. Types are strict and unknown keys are refused: a misspelt hint would
     otherwise be silently ignored."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     temperature: float | None = Field(default=None, ge=0, le=2, allow_inf_nan=False)
     max_tokens: int | None = Field(default=None, ge=1)
@@ -72,6 +72,7 @@ class GenerationHints(_Model):
 
 
 _NO_HINTS = GenerationHints()
+"""The hints of every item without any: one instance, shared (the model is frozen)."""
 
 
 class _ItemMeta(BaseModel):

@@ -161,12 +161,17 @@ def test_samples_are_answered_on_ray_as_locally(
     assert stored(tmp_path / "ray") == expected
 
 
+def _alias_file(directory: Path, server: EndpointServer) -> None:
+    """./checkbench.toml naming the candidate `cand` on the server, for the CLI's commands."""
+    models = f'[models.cand]\nmodel = "cand-a"\nbase_url = "{server.base_url}"\n'
+    (directory / "checkbench.toml").write_text(models)
+
+
 def test_cli_joins_the_cluster_named_by_ray_address(
     ray_cluster: str, server: EndpointServer, bench: Path, tmp_path: Path
 ) -> None:
     # the alias lives in ./checkbench.toml of the command's directory, which workers lack
-    models = f'[models.cand]\nmodel = "cand-a"\nbase_url = "{server.base_url}"\n'
-    (tmp_path / "checkbench.toml").write_text(models)
+    _alias_file(tmp_path, server)
     args = ["generate", str(bench), "--model", "cand", "--out"]
     result = run_cli(*args, "ray", "--executor", "ray", "--ray-address", ray_cluster, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -181,9 +186,7 @@ def test_an_address_where_nothing_answers_is_one_line_at_once(
     server: EndpointServer, bench: Path, tmp_path: Path
 ) -> None:
     # Ray itself would retry such an address for minutes, logging as it goes
-    (tmp_path / "checkbench.toml").write_text(
-        f'[models.cand]\nmodel = "cand-a"\nbase_url = "{server.base_url}"\n'
-    )
+    _alias_file(tmp_path, server)
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))
     address = f"127.0.0.1:{closed.getsockname()[1]}"
@@ -192,8 +195,7 @@ def test_an_address_where_nothing_answers_is_one_line_at_once(
     result = run_cli(*args, "--ray-address", address, cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert result.stderr.splitlines()[-1] == (
-        f"error: cannot start or join Ray at {address}: nothing answers at {address}"
-        " (Connection refused)"
+        f"error: cannot start or join Ray at {address}: nothing answers there (Connection refused)"
     )
     assert "Traceback" not in result.stderr
 

@@ -56,24 +56,28 @@ def connect(executor: RayExecutor) -> ModuleType:
     ray = ray_module()
     if not ray.is_initialized():
         address = executor.address or os.environ.get("RAY_ADDRESS")
-        if address and (unreachable := _unreachable(address)):
-            raise CheckbenchError(f"cannot start or join Ray at {address}: {unreachable}")
-        try:
-            ray.init(
-                address=executor.address,
-                include_dashboard=False,
-                logging_level=logging.WARNING,
-                log_to_driver=False,
-            )
-        except Exception as exc:  # Ray raises several kinds; each is one line for the user
-            where = executor.address or "$RAY_ADDRESS or this machine"
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise CheckbenchError(f"cannot start or join Ray at {where}: {reason}") from None
+        if problem := (address and _unreachable(address)) or _init(ray, executor):
+            where = address or "this machine"
+            raise CheckbenchError(f"cannot start or join Ray at {where}: {problem}")
     # the driver's display is checkbench's progress, not Ray Data's (set once ray.data, which
     # configures its logging on import, is loaded)
     ray.data.DataContext.get_current().enable_progress_bars = False
     logging.getLogger("ray.data").setLevel(logging.ERROR)
     return ray
+
+
+def _init(ray: ModuleType, executor: RayExecutor) -> str | None:
+    """Start or join Ray; why it failed, in one line, or None."""
+    try:
+        ray.init(
+            address=executor.address,
+            include_dashboard=False,
+            logging_level=logging.WARNING,
+            log_to_driver=False,
+        )
+    except Exception as exc:  # Ray raises several kinds; each is one line for the user
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return None
 
 
 def _unreachable(address: str, timeout_s: float = 10.0) -> str | None:
@@ -86,5 +90,5 @@ def _unreachable(address: str, timeout_s: float = 10.0) -> str | None:
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
     except OSError as exc:
-        return f"nothing answers at {host}:{port} ({exc.strerror or type(exc).__name__})"
+        return f"nothing answers there ({exc.strerror or type(exc).__name__})"
     return None

@@ -1,14 +1,22 @@
 """Framework overhead of generate + judge: items through checkbench vs. a bare aiohttp loop.
 
-Both clients talk to the same instant OpenAI-compatible server (bench/instant_server.py, in
+The clients talk to the same instant OpenAI-compatible server (bench/instant_server.py, in
 another process) and make the same two calls per item (the candidate's answer, then the
-checklist judge's verdicts on it) at the same concurrency, side by side in one run, at
-concurrency 32 and 128. Prints items/s and the CPU milliseconds per item spent in the client
-process, and their ratios: medians over `--rounds` rounds that alternate which client goes
-first. `--profile` writes a cProfile of checkbench's first run at the first concurrency to
-bench-generate.prof (read it with `python -m pstats`).
+checklist judge's verdicts on it), side by side in one run, at concurrency 32 and 128: a bare
+loop of that many workers, each answering then judging an item; `checkbench generate` then
+`checkbench judge`, each model at that concurrency; and `checkbench run`, whose workers judge
+each answer once it is stored (so up to each model's limit in flight, twice the bare loop's
+calls at once) and which then scores the run. Prints items/s and the CPU milliseconds per item
+spent in the client process, and their ratios: medians over `--rounds` rounds in which each
+client goes first in turn. `--profile` writes a cProfile of checkbench's first generate + judge
+at the first concurrency to bench-generate.prof (read it with `python -m pstats`).
 
-    python bench/bench_generate.py [N] [--checks K] [--rounds R] [--profile]
+All run on the event loop checkbench uses (uvloop where installed); `--loop asyncio` puts them
+on asyncio's own loop instead, to measure what the loop changes. `--latency-ms MS` gives the
+server a model's latency (see instant_server.py): then `run`'s overlap of the two models' calls
+shows in the wall time, and the CPU figures still compare the clients' work.
+
+    python bench/bench_generate.py [N] [--checks K] [--rounds R] [--loop asyncio] [--profile]
 """
 
 from __future__ import annotations
@@ -26,12 +34,14 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import instant_server
 from instant_server import ANSWER, InstantServer
 
 from checkbench import api
 from checkbench.judges.checklist import JudgeSettings, text_request, verdicts_answer
 from checkbench.llm import ModelOptions
 from checkbench.schema import Item
+from checkbench.steps import loop
 from checkbench.steps.answers import answer_schema
 
 CONCURRENCIES = (32, 128)
@@ -102,13 +112,19 @@ def _bare_client(base_url: str, items: list[Item], concurrency: int) -> None:
 
             await asyncio.gather(*(worker() for _ in range(concurrency)))
 
-    asyncio.run(run())
+    loop.run(run())
 
 
 def _checkbench(tmp: Path, bench: Path, options: ModelOptions) -> None:
-    run_dir = tmp / "run"
+    """`checkbench generate`, then `checkbench judge`: stage after stage."""
+    run_dir = tmp / "staged"
     api.generate(bench, [CANDIDATE], run_dir, options=options)
     api.judge(run_dir, JUDGE, options=options)
+
+
+def _checkbench_run(tmp: Path, bench: Path, options: ModelOptions) -> None:
+    """`checkbench run`: each answer judged as soon as it is stored, then the scores."""
+    api.run(bench, [CANDIDATE], JUDGE, tmp / "run", options=options)
 
 
 def _warm_up(tmp: Path, items: list[Item], base_url: str) -> None:
@@ -137,7 +153,7 @@ def _measure(fn: Callable[[], None], profile: Path | None = None) -> tuple[float
 
 def _row(label: str, n: int, runs: list[tuple[float, float]]) -> str:
     wall, cpu = _median(runs)
-    return f"  {label:<11} {n / wall:8.0f} items/s  {cpu / n * 1e3:6.3f} CPU ms/item"
+    return f"  {label:<27} {n / wall:6.0f} items/s  {cpu / n * 1e3:6.3f} CPU ms/item"
 
 
 def _median(runs: list[tuple[float, float]]) -> tuple[float, float]:
@@ -147,39 +163,43 @@ def _median(runs: list[tuple[float, float]]) -> tuple[float, float]:
 
 def _compare(
     tmp: Path, bench: Path, items: list[Item], base_url: str, concurrency: int, args: Any
-) -> float:
-    """Both clients at one concurrency, side by side over rounds (bare first, then checkbench
-    first, and so on: a slow spell of the shared machine falls on both); prints the medians
-    and returns checkbench's median items/s."""
+) -> tuple[float, float]:
+    """The clients at one concurrency, side by side over rounds (each going first in turn: a
+    slow spell of the shared machine falls on all); prints the medians and returns the median
+    items/s of checkbench's generate + judge and of its run."""
     models = tmp / f"models-{concurrency}.toml"
     _write_models(models, concurrency)
     options = ModelOptions(base_url=base_url, models_file=models)
-    bare: list[tuple[float, float]] = []
-    ours: list[tuple[float, float]] = []
+    rounds: dict[str, list[tuple[float, float]]] = {"bare": [], "stages": [], "run": []}
     for round_ in range(args.rounds):
         work = tmp / f"c{concurrency}-{round_}"
         work.mkdir()
         profile = args.profile and concurrency == CONCURRENCIES[0] and round_ == 0
         written = Path("bench-generate.prof") if profile else None
         clients = [
-            (bare, lambda: _bare_client(base_url, items, concurrency), None),
-            (ours, functools.partial(_checkbench, work, bench, options), written),
+            ("bare", lambda: _bare_client(base_url, items, concurrency), None),
+            ("stages", functools.partial(_checkbench, work, bench, options), written),
+            ("run", functools.partial(_checkbench_run, work, bench, options), None),
         ]
-        for runs, client, prof in clients if round_ % 2 == 0 else clients[::-1]:
-            runs.append(_measure(client, prof))
+        shift = round_ % len(clients)  # each client goes first in turn
+        for name, client, prof in clients[shift:] + clients[:shift]:
+            rounds[name].append(_measure(client, prof))
     n = len(items)
-    (raw_wall, raw_cpu), (cb_wall, cb_cpu) = _median(bare), _median(ours)
-    ratios = sorted(b[0] / o[0] for b, o in zip(bare, ours, strict=True))
+    bare = rounds["bare"]
     print(f"concurrency {concurrency} (medians of {args.rounds} rounds):")
     print(_row("bare aiohttp", n, bare))
-    print(_row("checkbench", n, ours))
-    print(
-        f"  checkbench/bare: throughput {raw_wall / cb_wall:.2f} (rounds {ratios[0]:.2f}-"
-        f"{ratios[-1]:.2f}), CPU {cb_cpu / raw_cpu:.2f}"
-    )
-    own = (cb_cpu - raw_cpu) / n * 1e3
-    print(f"  checkbench's own CPU (beyond the bare loop's): {own:.3f} ms/item")
-    return n / cb_wall
+    raw_wall, raw_cpu = _median(bare)
+    for name, label in (("stages", "generate + judge"), ("run", "run")):
+        ours = rounds[name]
+        cb_wall, cb_cpu = _median(ours)
+        ratios = sorted(b[0] / o[0] for b, o in zip(bare, ours, strict=True))
+        print(_row(f"checkbench {label}", n, ours))
+        print(
+            f"    /bare: throughput {raw_wall / cb_wall:.2f} (rounds {ratios[0]:.2f}-"
+            f"{ratios[-1]:.2f}), CPU {cb_cpu / raw_cpu:.2f}, own CPU (beyond the bare "
+            f"loop's) {(cb_cpu - raw_cpu) / n * 1e3:.3f} ms/item"
+        )
+    return n / _median(rounds["stages"])[0], n / _median(rounds["run"])[0]
 
 
 def main() -> None:
@@ -187,18 +207,27 @@ def main() -> None:
     parser.add_argument("n", type=int, nargs="?", default=2000)
     parser.add_argument("--checks", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--loop", choices=("default", "asyncio"), default="default")
+    parser.add_argument("--latency-ms", type=float, default=0.0, help="the server's mean wait")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
+    if args.loop == "asyncio":  # both clients: checkbench's runs call loop.new_event_loop
+        loop.new_event_loop = asyncio.new_event_loop
     items = _items(args.n, args.checks)
     print(f"items: {args.n} x {args.checks} checks, 2 calls per item (generate + judge)")
-    with tempfile.TemporaryDirectory() as tmpdir, InstantServer() as base_url:
+    print(f"event loop: {type(loop.new_event_loop()).__module__}")
+    server = InstantServer(instant_server.__file__, "--latency-ms", str(args.latency_ms))
+    print(f"server: instant, mean latency {args.latency_ms:g} ms")
+    with tempfile.TemporaryDirectory() as tmpdir, server as base_url:
         tmp = Path(tmpdir)
         bench = tmp / "bench.jsonl"
         bench.write_text("".join(item.model_dump_json() + "\n" for item in items))
         _warm_up(tmp, items[:50], base_url)
         rates = [_compare(tmp, bench, items, base_url, c, args) for c in CONCURRENCIES]
     low, high = CONCURRENCIES
-    print(f"checkbench at {high} vs {low}: {rates[1] / rates[0]:.2f}x the items/s")
+    for index, label in enumerate(("generate + judge", "run")):
+        speed = rates[1][index] / rates[0][index]
+        print(f"checkbench {label} at {high} vs {low}: {speed:.2f}x the items/s")
     print("targets: throughput ratio >= 0.50, own CPU <= 0.8 ms/item, 128 not slower than 32")
 
 

@@ -4,9 +4,11 @@ A speed run wants a server that costs next to nothing, so that what it times is 
 This one (aiohttp.web on loopback, on a port the OS picks) answers `POST /v1/chat/completions`
 with one short assistant message and rough token counts, echoing the requested model; a request
 with a JSON schema (a judge's) gets the smallest JSON value that schema accepts. No other route
-exists. It prints its base URL as the first line of stdout and serves until terminated.
+exists. It prints its base URL as the first line of stdout and serves until terminated. With
+`--latency-ms MS` it waits before each reply, a time drawn (seeded) from an exponential
+distribution of that mean: a model endpoint's latency, without its cost.
 
-    python bench/instant_server.py            # prints e.g. http://127.0.0.1:41234/v1
+    python bench/instant_server.py [--latency-ms MS]   # prints e.g. http://127.0.0.1:41234/v1
 
 From a script, `with InstantServer() as base_url: ...` runs it in a child process, so that its
 CPU time is not charged to the process being measured.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -84,7 +87,14 @@ def reply(payload: dict[str, Any], content: str) -> web.Response:
 
 async def chat_completions(request: web.Request) -> web.Response:
     payload = await request.json()
+    if LATENCY_S:
+        await asyncio.sleep(_DRAWS.expovariate(1 / LATENCY_S))
     return reply(payload, _answer(payload))
+
+
+LATENCY_S = 0.0
+"""The mean wait before each reply (`--latency-ms`)."""
+_DRAWS = random.Random(0)
 
 
 async def serve(app: web.Application) -> None:
@@ -131,6 +141,8 @@ InstantServer = ServerProcess
 
 
 if __name__ == "__main__":
+    if "--latency-ms" in sys.argv:
+        LATENCY_S = float(sys.argv[sys.argv.index("--latency-ms") + 1]) / 1000
     instant = web.Application()
     instant.router.add_post("/v1/chat/completions", chat_completions)
     run_forever(instant)

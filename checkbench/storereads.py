@@ -25,6 +25,19 @@ _VERDICTS_OF = (
 _TRIED = f"EXISTS (SELECT 1 {_VERDICTS_OF})"
 _TO_JUDGE = f"(NOT {_TRIED} OR EXISTS (SELECT 1 {_VERDICTS_OF} AND v.passed IS NULL))"
 """A response (r) that the judge has not fully scored: no verdict yet, or an unscored one."""
+_KEPT = "(r.ok OR r.sample >= :samples OR r.model NOT IN (SELECT value FROM json_each(:answering)))"
+"""A response (r) that is not a failed answer about to be asked again (see `Answering`)."""
+Answering = tuple[Sequence[str], int]
+"""Models about to answer the run's items, with their number of samples: their failed answers
+below that sample are asked again (see `unanswered`), so a judge leaves them to the answers
+that replace them."""
+
+
+def _answering(answering: Answering) -> dict[str, Any]:
+    models, samples = answering
+    return {"answering": json.dumps(list(models)), "samples": samples}
+
+
 _BAD_PASSED = (
     "SELECT 1 FROM verdicts WHERE judge = ? AND passed IS NOT NULL AND passed NOT IN (0, 1) LIMIT 1"
 )
@@ -197,28 +210,30 @@ class StoreReads:
         return int(row[0]), int(row[1])
 
     def unjudged(
-        self, judge: str, batch: int = READ_BATCH
+        self, judge: str, batch: int = READ_BATCH, *, answering: Answering = ((), 0)
     ) -> Iterator[tuple[Item, Response, bool]]:
         """The responses to items with a checklist that `judge` has not fully scored, each
-        with its item and whether the judge tried it before; read `batch` at a time."""
+        with its item and whether the judge tried it before; read `batch` at a time. The
+        failed answers that `answering` names are left out (see `Answering`)."""
         last = -1
         while rows := self._db.execute(
             f"SELECT r.rowid, i.body, r.body, {_TRIED} FROM responses r"
             " JOIN items i ON i.id = r.item_id"
-            f" WHERE r.rowid > :last AND i.checks != '[]' AND {_TO_JUDGE}"
+            f" WHERE r.rowid > :last AND i.checks != '[]' AND {_TO_JUDGE} AND {_KEPT}"
             " ORDER BY r.rowid LIMIT :batch",
-            {"judge": judge, "last": last, "batch": batch},
+            {"judge": judge, "last": last, "batch": batch, **_answering(answering)},
         ).fetchall():
             last = rows[-1][0]
             for _, item, response, tried in rows:
                 yield Item.model_validate_json(item), Response.model_validate_json(response), tried
 
-    def count_judgeable(self, judge: str) -> tuple[int, int]:
-        """(responses to items with a checklist, those of them `judge` has not fully scored)."""
+    def count_judgeable(self, judge: str, *, answering: Answering = ((), 0)) -> tuple[int, int]:
+        """(responses to items with a checklist, those of them `judge` has not fully scored),
+        without the failed answers that `answering` names."""
         row = self._db.execute(
             f"SELECT COUNT(*), COALESCE(SUM({_TO_JUDGE}), 0) FROM responses r"
-            " JOIN items i ON i.id = r.item_id WHERE i.checks != '[]'",
-            {"judge": judge},
+            f" JOIN items i ON i.id = r.item_id WHERE i.checks != '[]' AND {_KEPT}",
+            {"judge": judge, **_answering(answering)},
         ).fetchone()
         return int(row[0]), int(row[1])
 

@@ -8,6 +8,8 @@ Authorization header back (the secrets tests).
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import itertools
 import json
 import threading
 from collections.abc import Callable
@@ -35,6 +37,30 @@ def default_answer(body: dict[str, Any], _headers: dict[str, str]) -> Answer:
     if "response_format" in body:
         return 200, completion(verdicts(body))
     return 200, completion("an answer")
+
+
+def _digest(*parts: str) -> int:
+    return int(hashlib.sha256("|".join(parts).encode()).hexdigest(), 16)
+
+
+def deterministic(body: dict[str, Any], _headers: dict[str, str]) -> Answer:
+    """Answers that depend on the request only: a candidate's on its model and prompt; a
+    judge's verdicts on the response judged, some yes and some no, and for some responses an
+    unusable reply (a re-ask, then unscored)."""
+    prompt = json.dumps(body["messages"])
+    if "response_format" not in body:
+        return 200, completion(f"{body['model']} answers #{_digest(prompt) % 9973}")
+    schema = body["response_format"].get("json_schema", {}).get("schema") or {}
+    asked = list(itertools.takewhile(lambda m: m["role"] != "assistant", body["messages"]))
+    if _digest(json.dumps(asked)) % 5 == 0:  # re-asks too (they append): left unscored
+        return 200, completion("not json")
+    verdicts = {
+        check: {"reason": f"r{_digest(prompt, check) % 7}", "verdict": "yes"}
+        if _digest(prompt, check) % 2
+        else {"reason": "missing", "verdict": "no"}
+        for check in schema["properties"]
+    }
+    return 200, completion(json.dumps(verdicts))
 
 
 class ServedInThread:

@@ -5,52 +5,24 @@ install."""
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
 import socket
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from checkbench import api
 from tests.conftest import EXAMPLE, ROOT, run_cli
-from tests.endpoint_server import Answer, EndpointServer
-from tests.stub_server import completion
+from tests.endpoint_server import EndpointServer, deterministic
+from tests.run_contents import stored
 
 pytest.importorskip("ray")
 
 # small batches and pipelines, so that 48 jobs make several of each
 EXECUTOR = api.RayExecutor(workers=2, batch_size=4, chunk=30)
-
-
-def _digest(*parts: str) -> int:
-    return int(hashlib.sha256("|".join(parts).encode()).hexdigest(), 16)
-
-
-def deterministic(body: dict[str, Any], _headers: dict[str, str]) -> Answer:
-    """Answers that depend on the request only: a candidate's on its model and prompt; a
-    judge's verdicts on the response judged, some yes and some no, and for some responses an
-    unusable reply (a re-ask, then unscored)."""
-    prompt = json.dumps(body["messages"])
-    if "response_format" not in body:
-        return 200, completion(f"{body['model']} answers #{_digest(prompt) % 9973}")
-    schema = body["response_format"].get("json_schema", {}).get("schema") or {}
-    asked = list(itertools.takewhile(lambda m: m["role"] != "assistant", body["messages"]))
-    if _digest(json.dumps(asked)) % 5 == 0:  # re-asks too (they append): left unscored
-        return 200, completion("not json")
-    verdicts = {
-        check: {"reason": f"r{_digest(prompt, check) % 7}", "verdict": "yes"}
-        if _digest(prompt, check) % 2
-        else {"reason": "missing", "verdict": "no"}
-        for check in schema["properties"]
-    }
-    return 200, completion(json.dumps(verdicts))
 
 
 @pytest.fixture(scope="module")
@@ -73,23 +45,6 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 out.write(json.dumps({**row, "id": f"{row['id']}-{copy}", "messages": messages}))
                 out.write("\n")
     return path
-
-
-def stored(run: Path) -> dict[str, list[Any]]:
-    """What a run holds, latencies and times aside: responses, verdicts and calls."""
-    with api.RunStore.existing(run) as store:
-        responses = [r.model_dump(exclude={"latency_s"}) for r in store.responses()]
-        verdicts = sorted(
-            (v.item_id, v.model, v.judge, v.check_id, v.passed, v.reason, v.raw)
-            for v in store.verdicts()
-        )
-    db = sqlite3.connect(run / "run.sqlite")
-    try:
-        query = "SELECT key, model, role, status, request, result FROM calls ORDER BY key, status"
-        calls = db.execute(query).fetchall()
-    finally:
-        db.close()
-    return {"responses": responses, "verdicts": verdicts, "calls": calls}
 
 
 def _run(

@@ -7,7 +7,6 @@ protocol packages receive opened backends and a Caller.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,11 +15,13 @@ from checkbench.distributed import LOCAL_STAGES, Stages
 from checkbench.errors import InputError
 from checkbench.generate import GenerationSettings
 from checkbench.judges.checklist import JudgeSettings
+from checkbench.judges.stage import answer_and_judge_here
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend, backend_identity, backend_price
 from checkbench.llm.batch import BatchBackend
 from checkbench.llm.models_file import Price
 from checkbench.schema import Item, Response, Verdict
+from checkbench.steps import loop
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageSummary
@@ -74,7 +75,7 @@ def run_closing(backends: Sequence[ChatBackend], work: Callable[[], Awaitable[T]
             for backend in backends:
                 await backend.aclose()
 
-    return asyncio.run(run())
+    return loop.run(run())
 
 
 def store_items(items: Iterable[Item], source: str | Path, run_dir: str | Path) -> RunStore:
@@ -100,7 +101,21 @@ def answer_and_judge(
     progress: ProgressSink | None,
     stages: Stages = LOCAL_STAGES,
 ) -> list[StageSummary]:
-    """Every candidate answers the run's items, then the judge judges the answers."""
+    """Every candidate answers the run's items and the judge judges the answers: each answer
+    as soon as it is stored, when that can overlap (see `overlaps`), else stage after stage."""
+    if stages == LOCAL_STAGES and overlaps(candidates, judge_backend):
+        bind_backends(store, [*candidates, judge_backend])
+        return run_closing(
+            [*candidates, judge_backend],
+            lambda: answer_and_judge_here(
+                store,
+                candidates,
+                judge_backend,
+                settings=settings,
+                judge_settings=judge_settings,
+                progress=progress,
+            ),
+        )
     return [
         run_stage(
             store, candidates, stages.generate, candidates, settings=settings, progress=progress
@@ -114,6 +129,17 @@ def answer_and_judge(
             progress=progress,
         ),
     ]
+
+
+def overlaps(candidates: Sequence[ChatBackend], judge_backend: ChatBackend) -> bool:
+    """Whether judging each answer as it comes can overlap the candidates' calls: not when
+    the judge is one of the candidates (one model serving both, whose prompt cache keeps each
+    stage's shared prefix) nor through a Batch API (which sends a stage's calls together)."""
+    backends = [*candidates, judge_backend]
+    if any(isinstance(backend, BatchBackend) for backend in backends):
+        return False
+    judge = backend_identity(judge_backend)
+    return all(backend_identity(candidate) != judge for candidate in candidates)
 
 
 def pick_judge(store: RunStore, judge: str | None) -> str:

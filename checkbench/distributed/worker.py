@@ -20,6 +20,7 @@ from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend, ChatResult
 from checkbench.llm.models_file import find_models_file
 from checkbench.steps.caller import CallCounters, Caller
+from checkbench.steps.loop import new_event_loop
 from checkbench.steps.model import StepModel
 from checkbench.steps.stage import StageWork
 from checkbench.store import CallRecord, RunStore
@@ -114,7 +115,7 @@ class RemoteWork(Generic[J, R]):
 @functools.cache
 def _event_loop() -> asyncio.AbstractEventLoop:
     """The worker process's event loop, kept for every batch it works off."""
-    return asyncio.new_event_loop()
+    return new_event_loop()
 
 
 @functools.cache

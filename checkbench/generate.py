@@ -130,17 +130,19 @@ async def generate_responses(
     caller: Caller | None = None,
     progress: ProgressSink | None = None,
     dispatch: Dispatch = dispatch_here,
+    label: str = "generate",
 ) -> StageSummary:
     """Answer every stored item `settings.samples` times with every backend, skipping
     answers already in the store. (item, sample) pairs are read from the store in batches as
     the workers take them, so memory does not grow with the benchmark. `dispatch` says where
-    the answers are made (here, or on Ray workers); only this process writes the store."""
+    the answers are made (here, or on Ray workers); only this process writes the store.
+    `label` names the stage on the progress bar."""
     settings = settings or GenerationSettings()
     samples = settings.samples
     stage = StageRun.begin(store, caller, progress)
     total = store.count_items() * samples * len(backends)
     already = sum(store.count_answered(backend.name, samples) for backend in backends)
-    stage.progress.start("generate", total - already)
+    stage.progress.start(label, total - already)
     models = {backend.name: stage.model(backend) for backend in backends}
     work = Answering(settings)
     failed = 0

@@ -173,6 +173,7 @@ def test_a_run_killed_while_judging_as_it_answers_resumes_without_paying_twice(
         with EndpointServer(answer=_slow) as fresh:
             whole = subprocess.run(_run_cmd(bench, tmp_path / "whole", fresh), capture_output=True)
             assert whole.returncode == 0
+            assert b"generate + judge (openai:judge" in whole.stderr  # one bar for both
             paid_once = len(fresh.requests)
     # the killed run and its rerun hold what one uninterrupted run holds (its endpoint aside)
     assert _count(db, "SELECT COUNT(*) FROM responses WHERE ok") == n

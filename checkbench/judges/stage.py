@@ -119,7 +119,12 @@ async def answer_and_judge_here(
     )
     each = JudgingEach(StepModel(backend, judging), judge_settings, sink)
     generated = await generate_responses(
-        store, candidates, settings=settings, progress=progress, dispatch=each
+        store,
+        candidates,
+        settings=settings,
+        progress=progress,
+        dispatch=each,
+        label=f"generate + judge ({judge})",
     )
     judged = clock.summary(
         "judge",

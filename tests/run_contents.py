@@ -1,8 +1,13 @@
-"""What a run holds, in a form two runs can be compared by."""
+"""What a run holds, in a form two runs can be compared by, and a run killed once it holds
+some rows."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,3 +29,26 @@ def stored(run: Path) -> dict[str, list[Any]]:
     finally:
         db.close()
     return {"responses": responses, "verdicts": verdicts, "calls": calls}
+
+
+def count_rows(db: Path, query: str) -> int:
+    """`query`'s count in the run store `db`; 0 while the store or its table is not there."""
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db) as conn:
+            return int(conn.execute(query).fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+
+
+def kill_once(proc: subprocess.Popen[bytes], db: Path, query: str, rows: int) -> None:
+    """SIGKILL `proc` as soon as `query` counts `rows` in its run store (within a minute,
+    and before it finishes by itself)."""
+    deadline = time.monotonic() + 60
+    while count_rows(db, query) < rows:
+        assert proc.poll() is None, "the run finished before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()

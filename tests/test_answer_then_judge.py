@@ -5,19 +5,15 @@ after a kill. One model answering and judging goes stage after stage."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from checkbench import api
 from tests.conftest import EXAMPLE
 from tests.endpoint_server import Answer, EndpointServer, default_answer, deterministic
-from tests.run_contents import stored
+from tests.run_contents import count_rows, kill_once, stored
 
 
 def _is_judge(body: dict[str, Any]) -> bool:
@@ -112,14 +108,6 @@ def test_one_model_answering_and_judging_goes_stage_after_stage(tmp_path: Path) 
     assert [s.stage for s in summaries] == ["generate", "judge"]
 
 
-def _count(db: Path, query: str) -> int:
-    try:
-        with sqlite3.connect(db) as conn:
-            return int(conn.execute(query).fetchone()[0])
-    except sqlite3.OperationalError:  # not created yet
-        return 0
-
-
 def _run_cmd(bench: Path, out: Path, server: EndpointServer) -> list[str]:
     candidates, judge = _specs(server)
     return [
@@ -155,15 +143,9 @@ def test_a_run_killed_while_judging_as_it_answers_resumes_without_paying_twice(
     db = out / "run.sqlite"
     with EndpointServer(answer=_slow) as server:
         proc = subprocess.Popen(_run_cmd(bench, out, server), stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while _count(db, "SELECT COUNT(*) FROM verdicts") < 20:
-            assert proc.poll() is None, "the run finished before it could be killed"
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+        kill_once(proc, db, "SELECT COUNT(*) FROM verdicts", 20)
         sent_before = len(server.requests)
-        assert _count(db, "SELECT COUNT(*) FROM responses") < n
+        assert count_rows(db, "SELECT COUNT(*) FROM responses") < n
         rerun = subprocess.run(_run_cmd(bench, out, server), capture_output=True, text=True)
         assert rerun.returncode == 0, rerun.stderr
         sent = len(server.requests)
@@ -176,7 +158,7 @@ def test_a_run_killed_while_judging_as_it_answers_resumes_without_paying_twice(
             assert b"generate + judge (openai:judge" in whole.stderr  # one bar for both
             paid_once = len(fresh.requests)
     # the killed run and its rerun hold what one uninterrupted run holds (its endpoint aside)
-    assert _count(db, "SELECT COUNT(*) FROM responses WHERE ok") == n
+    assert count_rows(db, "SELECT COUNT(*) FROM responses WHERE ok") == n
     whole_run = stored(tmp_path / "whole")["verdicts"]
     assert len(whole_verdicts) == len(whole_run) == 2 * n
     assert [v[4:] for v in whole_verdicts] == [v[4:] for v in whole_run]

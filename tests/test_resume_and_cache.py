@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +13,7 @@ from checkbench import api
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
 from checkbench.store import RunStore
+from tests.run_contents import count_rows, kill_once
 from tests.stub_server import Reply, StubServer, completion
 
 
@@ -31,16 +28,6 @@ def _bench(path: Path, n: int, *, same_text: bool = False) -> Path:
             }
             out.write(json.dumps(record) + "\n")
     return path
-
-
-def _count(db: Path, query: str) -> int:
-    if not db.exists():
-        return 0
-    try:
-        with sqlite3.connect(db) as conn:
-            return conn.execute(query).fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
 
 
 def _generate_cmd(bench: Path, out: Path, base_url: str) -> list[str]:
@@ -70,14 +57,8 @@ def test_sigkill_mid_run_then_rerun_finishes_without_repeats(tmp_path: Path) -> 
         proc = subprocess.Popen(
             _generate_cmd(bench, out, server.base_url), stderr=subprocess.DEVNULL
         )
-        deadline = time.monotonic() + 60
-        while _count(db, "SELECT COUNT(*) FROM responses") < 15:
-            assert proc.poll() is None, "the run finished before it could be killed"
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        answered_before = _count(db, "SELECT COUNT(*) FROM responses")
+        kill_once(proc, db, "SELECT COUNT(*) FROM responses", 15)
+        answered_before = count_rows(db, "SELECT COUNT(*) FROM responses")
         sent_before = len(server.requests)
         assert answered_before < n
 
@@ -94,9 +75,9 @@ def test_sigkill_mid_run_then_rerun_finishes_without_repeats(tmp_path: Path) -> 
         assert again.returncode == 0
         assert len(server.requests) - sent_before == sent_after_resume
 
-    assert _count(db, "SELECT COUNT(*) FROM responses WHERE ok") == n
-    assert _count(db, "SELECT COUNT(*) FROM calls WHERE status = 'ok'") == n
-    assert _count(db, "SELECT COUNT(DISTINCT item_id) FROM responses") == n
+    assert count_rows(db, "SELECT COUNT(*) FROM responses WHERE ok") == n
+    assert count_rows(db, "SELECT COUNT(*) FROM calls WHERE status = 'ok'") == n
+    assert count_rows(db, "SELECT COUNT(DISTINCT item_id) FROM responses") == n
     # Only the calls in flight at the kill may be paid twice.
     assert sent_before + sent_after_resume <= n + concurrency
     assert sent_after_resume >= n - answered_before - concurrency

@@ -104,17 +104,15 @@ def answer_and_judge(
     """Every candidate answers the run's items and the judge judges the answers: each answer
     as soon as it is stored, when that can overlap (see `overlaps`), else stage after stage."""
     if stages == LOCAL_STAGES and overlaps(candidates, judge_backend):
-        bind_backends(store, [*candidates, judge_backend])
-        return run_closing(
+        return run_stage(
+            store,
             [*candidates, judge_backend],
-            lambda: answer_and_judge_here(
-                store,
-                candidates,
-                judge_backend,
-                settings=settings,
-                judge_settings=judge_settings,
-                progress=progress,
-            ),
+            answer_and_judge_here,
+            candidates,
+            judge_backend,
+            settings=settings,
+            judge_settings=judge_settings,
+            progress=progress,
         )
     return [
         run_stage(

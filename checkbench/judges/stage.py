@@ -94,34 +94,35 @@ async def answer_and_judge_here(
     *,
     settings: GenerationSettings | None = None,
     judge_settings: JudgeSettings | None = None,
+    caller: Caller | None = None,
     progress: ProgressSink | None = None,
 ) -> list[StageSummary]:
-    """Generation, then judging, in this process, with each new answer judged as soon as it is
-    stored, by the worker that made it: the judge's calls overlap the candidates', and no
-    answer is read back to be judged. The answers stored before that the judge has not fully
-    scored are judged first. Returns the two stages' summaries, as if run one after another."""
+    """Generation (through `caller`), then judging, in this process, with each new answer
+    judged as soon as it is stored, by the worker that made it: the judge's calls overlap the
+    candidates', and no answer is read back to be judged. The answers stored before that the
+    judge has not fully scored are judged first. Returns the two stages' summaries, as if run
+    one after another."""
     settings = settings or GenerationSettings()
     judge_settings = judge_settings or JudgeSettings()
     judging = Caller(store)
     clock = StageClock(judging.counters)
-    judge = judge_name(backend, judge_settings)
-    before, todo = store.count_judgeable(judge)
     sink = VerdictSink(store)
-    answering = ([candidate.name for candidate in candidates], settings.samples)
-    await judge_responses(
+    earlier = await judge_responses(
         store,
         backend,
         settings=judge_settings,
         caller=judging,
         progress=progress,
-        answering=answering,
+        answering=([candidate.name for candidate in candidates], settings.samples),
         sink=sink,
     )
+    judge = judge_name(backend, judge_settings)
     each = JudgingEach(StepModel(backend, judging), judge_settings, sink)
     generated = await generate_responses(
         store,
         candidates,
         settings=settings,
+        caller=caller,
         progress=progress,
         dispatch=each,
         label=f"generate + judge ({judge})",
@@ -129,7 +130,7 @@ async def answer_and_judge_here(
     judged = clock.summary(
         "judge",
         total=store.count_judgeable(judge)[0],
-        already_done=before - todo,
+        already_done=earlier.already_done,  # a failed answer is never fully scored
         errors=len(sink.unscored),
         unscored=sorted(sink.unscored),
     )

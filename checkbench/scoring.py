@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -289,18 +290,27 @@ def store_scores(store: RunStore, judge: str) -> dict[str, ItemScores]:
     read a row per sample (`sample_verdicts`), each distinct (rule, checklist, verdicts)
     scored once. Positions are the store's item positions (0, 1, ... in item order)."""
     rows = store.sample_verdicts(judge)
-    if not rows:
-        return {}
-    position, model, rule, checks, verdicts = zip(*rows, strict=True)
     score = cache(_sample_score)
-    found = [score(*unit) for unit in zip(rule, checks, verdicts, strict=True)]
+    found = [score(rule, checks, verdicts) for _, _, rule, checks, verdicts in rows]
     stray = next((k for k, (_, unknown) in enumerate(found) if unknown is not None), None)
     if stray is not None:
-        item_id = next(islice(store.item_columns(), position[stray], None))[0]
+        item_id = next(islice(store.item_columns(), rows[stray][0], None))[0]
         raise ValueError(f"item {item_id}: verdict for unknown check {found[stray][1]!r}")
-    values = np.array([value for value, _ in found], dtype=float)  # None (unscored) is NaN
-    names, model_code = np.unique(np.array(model, dtype=object), return_inverse=True)
-    positions = np.array(position, dtype=np.int64)
+    return column_scores(rows, [value for value, _ in found])
+
+
+def column_scores(
+    rows: Sequence[Sequence[Any]], scores: Sequence[float | None]
+) -> dict[str, ItemScores]:
+    """model -> item scores, models in name order, from sample rows (item position, model,
+    ...: `sample_verdicts`'s, by position then model then sample) and their samples' scores."""
+    if not rows:
+        return {}
+    values = np.array(scores, dtype=float)  # None (unscored) is NaN
+    names, model_code = np.unique(
+        np.array([row[1] for row in rows], dtype=object), return_inverse=True
+    )
+    positions = np.array([row[0] for row in rows], dtype=np.int64)
     return {
         name: _sample_means(positions[model_code == code], values[model_code == code])
         for code, name in enumerate(names.tolist())

@@ -38,6 +38,14 @@ def _answering(answering: Answering) -> dict[str, Any]:
     return {"answering": json.dumps(list(models)), "samples": samples}
 
 
+_CHECKS_OF_SOURCE = (
+    "(SELECT json_group_array(json(p.value)) FROM json_each(i.checks) p WHERE p.value ->> 0 IN"
+    " (SELECT c.value ->> 'id' FROM json_each(i.body, '$.checklist') c"
+    " WHERE c.value ->> 'source' = :source))"
+)
+"""An item's stored (check id, weight) pairs, in order, of the checks of one source; the
+weights as they were written (SQLite's json() keeps a number's text)."""
+
 _BAD_PASSED = (
     "SELECT 1 FROM verdicts WHERE judge = ? AND passed IS NOT NULL AND passed NOT IN (0, 1) LIMIT 1"
 )
@@ -185,21 +193,32 @@ class StoreReads:
         return dict(rows.fetchall())
 
     # -- verdicts -----------------------------------------------------------------------------
-    def sample_verdicts(self, judge: str) -> list[tuple[int, str, str, str, str]]:
+    def sample_verdicts(
+        self, judge: str, *, source: str | None = None
+    ) -> list[tuple[int, str, str, str, str]]:
         """(item position, model, item rule, item checks as stored, the judge's verdicts on
         the response as JSON {check id: passed 1, 0 or null}) of every response, by item
-        position, model, then sample: what scores them, without a row per verdict."""
+        position, model, then sample: what scores them, without a row per verdict. With
+        `source`, an item's checks are only those of that source (its other checks' verdicts
+        stay in the verdicts column)."""
         if self._db.execute(_BAD_PASSED, (judge,)).fetchone():  # named by the store on close
             raise ValueError("a verdict's passed column is not 1, 0 or NULL")
+        checks = "i.checks" if source is None else _CHECKS_OF_SOURCE
         return self._db.execute(
-            "SELECT i.position, r.model, i.rule, i.checks, json_group_object(v.check_id,"
+            f"SELECT i.position, r.model, i.rule, {checks}, json_group_object(v.check_id,"
             " v.passed) FILTER (WHERE v.check_id IS NOT NULL)"
             " FROM responses r JOIN items i ON i.id = r.item_id LEFT JOIN verdicts v"
-            " ON v.judge = ? AND v.item_id = r.item_id AND v.model = r.model"
+            " ON v.judge = :judge AND v.item_id = r.item_id AND v.model = r.model"
             " AND v.sample = r.sample"
             " GROUP BY i.position, r.model, r.sample ORDER BY i.position, r.model, r.sample",
-            (judge,),
+            {"judge": judge, "source": source},
         ).fetchall()
+
+    def count_checked_items(self, source: str | None = None) -> int:
+        """The items with at least one check (of `source`, when given)."""
+        checks = "i.checks" if source is None else _CHECKS_OF_SOURCE
+        query = f"SELECT COUNT(*) FROM items i WHERE {checks} != '[]'"
+        return int(self._db.execute(query, {"source": source}).fetchone()[0])
 
     def verdict_counts(self, judge: str) -> tuple[int, int]:
         """(verdicts, unscored ones) of a judge."""

@@ -208,3 +208,86 @@ def test_score_command_prints_json_and_rejects_bad_input(run: Path, tmp_path: Pa
     alone = _reference(tmp_path / "alone.json", {"alpha": 3, "omega": 1})
     unmatched = run_cli("score", str(run), "--reference", str(alone))
     assert unmatched.returncode == 2 and "fewer than two" in unmatched.stderr
+
+
+def _mixed_run(path: Path) -> RunStore:
+    """A store of every case a Conv-to-Bench score meets, drawn from a seeded generator:
+    each rule, weights that rescale to awkward fractions, feedback-only and empty checklists,
+    several samples, unscored, missing and stray verdicts."""
+    rng = np.random.default_rng(7)
+    store = RunStore(path)
+    items = []
+    for n in range(40):
+        rule = ("mean", "weighted", "any", "all")[n % 4]
+        size = int(rng.integers(0 if rule != "weighted" else 1, 5))
+        weights = rng.dirichlet(np.ones(size)).tolist() if size else []
+        weights[-1:] = [1.0 - sum(weights[:-1])] if size else []
+        checks = [
+            Check(
+                id=f"c{k}",
+                text=f"check {k}",
+                weight=weights[k] if rule == "weighted" else None,
+                source=str(rng.choice(["instruction", "feedback:2"])),
+            )
+            for k in range(size)
+        ]
+        items.append(
+            Item(
+                id=f"i{n}",
+                messages=[Message(role="user", content="x")],
+                checklist=checks,
+                rule=rule,
+            )
+        )
+    store.add_items(items)
+    for model, samples in (("openai:a", 1), ("openai:b", 2), ("openai:c", 1)):
+        for item in items:
+            for sample in range(samples):
+                store.put_response(Response(item_id=item.id, model=model, sample=sample))
+                marks = [rng.choice([True, False, True, None, "missing"]) for _ in item.checklist]
+                verdicts = [
+                    Verdict(
+                        item_id=item.id,
+                        model=model,
+                        sample=sample,
+                        judge=JUDGE,
+                        check_id=check.id,
+                        passed=None if mark is None else bool(mark),
+                    )
+                    for check, mark in zip(item.checklist, marks, strict=True)
+                    if mark != "missing"
+                ]
+                if item.id == "i5":  # a verdict on a check the item does not have
+                    verdicts.append(
+                        Verdict(item_id="i5", model=model, judge=JUDGE, check_id="zz", passed=True)
+                    )
+                store.put_verdicts(verdicts)
+    return store
+
+
+@pytest.mark.parametrize("mode", ["instruction", "all"])
+@pytest.mark.parametrize("policy", ["zero", "exclude"])
+def test_scores_read_in_columns_equal_the_scores_of_the_objects(
+    tmp_path: Path, mode: str, policy: str
+) -> None:
+    from checkbench.convbench.scoring import bench_scores, store_bench_scores
+
+    reference = {"openai:a": 50.0, "openai:b": 40.0, "openai:c": 45.0}
+    with _mixed_run(tmp_path / "run") as store:
+        columns = store_bench_scores(
+            store, JUDGE, checks=mode, policy=policy, reference=reference, b=200
+        )
+        objects = bench_scores(
+            store.items(),
+            store.responses(),
+            store.verdicts(JUDGE),
+            judge=JUDGE,
+            checks=mode,
+            policy=policy,
+            reference=reference,
+            b=200,
+        )
+    assert columns == objects
+    assert [row.samples for row in columns.models] != [1, 1, 1]
+    assert sum(row.unscored for row in columns.models) > 0
+    assert columns.items_without_checks > 0

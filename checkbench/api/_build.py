@@ -10,15 +10,15 @@ from pathlib import Path
 
 from checkbench.api._stage import (
     answer_and_judge,
-    judged_run,
     open_backends,
+    pick_judge,
     run_closing,
     store_items,
 )
 from checkbench.benchmarks import load_items
 from checkbench.convbench.pipeline import BuildSpec, build_benchmark, preview_build
 from checkbench.convbench.rank_agreement import load_reference
-from checkbench.convbench.scoring import BenchScores, CheckMode, bench_scores
+from checkbench.convbench.scoring import BenchScores, CheckMode, store_bench_scores
 from checkbench.convbench.summary import BuildSummary, TopicPreview
 from checkbench.distributed import Executor, build_engine
 from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
@@ -30,6 +30,7 @@ from checkbench.llm import ModelOptions, open_backend
 from checkbench.scoring import UnscoredPolicy
 from checkbench.stats import DEFAULT_SEED
 from checkbench.steps.progress import ProgressSink
+from checkbench.store import RunStore
 
 
 def build(
@@ -126,14 +127,12 @@ def score(
     with a reference leaderboard file, the rank correlations with it. `judge` is the stored
     judge id whose verdicts to score (default: the run's only judge)."""
     leaderboard_scores = load_reference(reference) if reference is not None else None
-    chosen, items, responses, verdicts = judged_run(run_dir, judge)
-    return bench_scores(
-        items,
-        responses,
-        verdicts,
-        judge=chosen,
-        checks=checks,
-        policy=policy,
-        reference=leaderboard_scores,
-        seed=seed,
-    )
+    with RunStore.existing(run_dir) as store:
+        return store_bench_scores(
+            store,
+            pick_judge(store, judge),
+            checks=checks,
+            policy=policy,
+            reference=leaderboard_scores,
+            seed=seed,
+        )

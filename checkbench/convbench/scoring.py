@@ -14,7 +14,9 @@ are added (see `rank_agreement`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache, partial
 
 from pydantic import BaseModel, Field
 
@@ -24,12 +26,16 @@ from checkbench.convbench.rank_agreement import RankAgreement, rank_agreement
 from checkbench.schema import Item, Response, Verdict
 from checkbench.scoring import (
     GroupScore,
+    ItemScores,
     UnscoredPolicy,
-    model_summaries,
+    column_scores,
     most_samples,
+    rule_score,
     score_responses,
+    summarize,
 )
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
+from checkbench.store import RunStore
 
 
 class ModelScore(GroupScore):
@@ -56,7 +62,7 @@ class BenchScores(BaseModel):
 def restrict_checks(item: Item, mode: CheckMode) -> Item | None:
     """The item with only the checks of the mode (None if none is left)."""
     if mode == "all":
-        return item
+        return item if item.checklist else None
     checks = [check for check in item.checklist if check.source == INSTRUCTION]
     if not checks:
         return None
@@ -87,23 +93,87 @@ def bench_scores(
     ids = {item.id for item in kept}
     responses = [response for response in responses if response.item_id in ids]
     verdicts = [v for v in verdicts if (v.item_id, v.check_id) in check_ids]
-    summaries = model_summaries(kept, responses, verdicts, policy=policy, b=b, seed=seed)
+    index = {item.id: position for position, item in enumerate(all_items)}
     samples = most_samples(responses)
+    table = {
+        model: ItemScores.of(scores, index, samples[model])
+        for model, scores in sorted(score_responses(kept, responses, verdicts).items())
+    }
+    counts = (len(kept), len(all_items) - len(kept))
+    order = [item.id for item in all_items]
+    return _scores(table, order, counts, judge, checks, policy, reference, b, seed)
+
+
+def store_bench_scores(
+    store: RunStore,
+    judge: str,
+    *,
+    checks: CheckMode = "all",
+    policy: UnscoredPolicy = "exclude",
+    reference: Mapping[str, float] | None = None,
+    b: int = DEFAULT_B,
+    seed: int = DEFAULT_SEED,
+) -> BenchScores:
+    """`bench_scores` of a run store's items, responses and `judge`'s verdicts, read in
+    columns: no body is parsed, and memory holds a few numbers per response."""
+    source = None if checks == "all" else INSTRUCTION
+    rows = [row for row in store.sample_verdicts(judge, source=source) if row[3] != "[]"]
+    score = cache(partial(_kept_score, checks))
+    table = column_scores(rows, [score(rule, kept, found) for _, _, rule, kept, found in rows])
+    kept = store.count_checked_items(source)
+    counts = (kept, store.count_items() - kept)
+    order: Sequence[str] = []
+    if reference is not None:
+        order = [item_id for item_id, *_ in store.item_columns()]
+    return _scores(table, order, counts, judge, checks, policy, reference, b, seed)
+
+
+def _kept_score(mode: CheckMode, rule: str, checks: str, verdicts: str) -> float | None:
+    """A sample's score from its item's kept (check id, weight) pairs as stored and the
+    judge's verdicts on it ({check id: 1, 0 or null}), as `restrict_checks` keeps them:
+    verdicts on other checks left out, a weighted item's kept weights rescaled to sum to 1."""
+    pairs = json.loads(checks)
+    passed = json.loads(verdicts)
+    weights = [weight for _, weight in pairs]
+    if mode != "all" and rule == "weighted":
+        total = sum(weight or 0.0 for weight in weights)
+        if total > 0:
+            weights = [(weight or 0.0) / total for weight in weights]
+    return rule_score(rule, weights, [passed.get(check) for check, _ in pairs])
+
+
+def _scores(
+    table: Mapping[str, ItemScores],
+    order: Sequence[str],
+    counts: tuple[int, int],
+    judge: str,
+    checks: CheckMode,
+    policy: UnscoredPolicy,
+    reference: Mapping[str, float] | None,
+    b: int,
+    seed: int,
+) -> BenchScores:
+    """The scores from each model's item scores (`order`: the item ids by position, needed
+    with a reference) and the (kept, left without checks) item counts."""
     models = [
-        ModelScore(model=model, samples=samples[model], **score.model_dump())
-        for model, score in summaries.items()
+        ModelScore(
+            model=model,
+            samples=scores.samples,
+            **summarize(scores.values, policy, b=b, seed=seed).model_dump(),
+        )
+        for model, scores in table.items()
     ]
     models.sort(key=lambda row: (row.score is None, -(row.score or 0.0), row.model))
     agreement = None
     if reference is not None:
-        table = score_responses(kept, responses, verdicts)
-        agreement = rank_agreement(_with_policy(table, policy), reference, b=b, seed=seed)
+        by_item = {model: scores.as_scores(order) for model, scores in table.items()}
+        agreement = rank_agreement(_with_policy(by_item, policy), reference, b=b, seed=seed)
     return BenchScores(
         judge=judge,
         checks=checks,
         policy=policy,
-        items=len(kept),
-        items_without_checks=len(all_items) - len(kept),
+        items=counts[0],
+        items_without_checks=counts[1],
         models=models,
         reference=agreement,
     )

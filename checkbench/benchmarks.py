@@ -9,7 +9,7 @@ from pathlib import Path
 from checkbench.choices import BenchmarkFormat
 from checkbench.errors import InputError
 from checkbench.inputs import input_file
-from checkbench.jsonl import iter_json_records, validate
+from checkbench.jsonl import iter_json_records, iter_models
 from checkbench.schema import Item
 
 Loader = Callable[[Path], Iterable[Item]]
@@ -17,7 +17,7 @@ Loader = Callable[[Path], Iterable[Item]]
 
 
 def _native(path: Path) -> Iterator[Item]:
-    return (validate(Item, record, path=path, line=n) for n, record in iter_json_records(path))
+    return (item for _, item in iter_models(path, Item))
 
 
 def _fbbench(path: Path) -> list[Item]:
@@ -66,12 +66,6 @@ def iter_items(path: str | Path, fmt: str = "auto") -> Iterator[Item]:
             raise InputError(f"duplicate item id '{item.id}'", path=path, line=number, field="id")
         seen.add(item.id)
         yield item
-
-
-def check_items(path: str | Path, fmt: str = "auto") -> int:
-    """Validate a whole benchmark file without keeping its items: the first pass before
-    anything is written. Returns the number of items."""
-    return sum(1 for _ in iter_items(path, fmt))
 
 
 def load_items(path: str | Path, fmt: str = "auto") -> list[Item]:

@@ -25,23 +25,32 @@ def field_path(error: ValidationError) -> tuple[str, str]:
     return loc, first["msg"].removeprefix("Value error, ")
 
 
+def _filled_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each non-blank line; a file without one raises InputError."""
+    seen = False
+    for number, line in iter_input_lines(path):
+        if line.strip():
+            seen = True
+            yield number, line
+    if not seen:
+        raise InputError("file is empty", path=path)
+
+
+def _record(line: str, path: Path, number: int) -> dict[str, Any]:
+    """The object on one line; malformed JSON or another value raises InputError."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})", path=path, line=number) from None
+    if not isinstance(record, dict):
+        raise InputError("each line must be a JSON object", path=path, line=number)
+    return record
+
+
 def iter_json_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each non-blank line; malformed lines raise InputError."""
     path = Path(path)
-    seen = False
-    for number, line in iter_input_lines(path):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON ({exc.msg})", path=path, line=number) from None
-        if not isinstance(record, dict):
-            raise InputError("each line must be a JSON object", path=path, line=number)
-        seen = True
-        yield number, record
-    if not seen:
-        raise InputError("file is empty", path=path)
+    return ((number, _record(line, path, number)) for number, line in _filled_lines(path))
 
 
 def parse_json_text(text: str, path: Path) -> Any:
@@ -82,9 +91,27 @@ def validate(model: type[M], record: dict[str, Any], *, path: str | Path, line: 
         raise InputError(msg, path=path, line=line, field=loc) from None
 
 
+def iter_models(path: str | Path, model: type[M]) -> Iterator[tuple[int, M]]:
+    """(location, model) for each record of a JSON Lines file or JSON list (see
+    `iter_json_records`), validated as they are read; the first bad one raises InputError.
+    A line is validated from its text, which is a third cheaper than from its object; a line
+    that fails so is read again as an object, to be named as every record reader names it."""
+    path = input_file(path)
+    if first_non_blank(path) == b"[":
+        for number, record in _iter_json_list(path):
+            yield number, validate(model, record, path=path, line=number)
+        return
+    for number, line in _filled_lines(path):
+        try:
+            value = model.model_validate_json(line)
+        except ValidationError:
+            value = validate(model, _record(line, path, number), path=path, line=number)
+        yield number, value
+
+
 def read_models(path: str | Path, model: type[M]) -> list[M]:
     """Load and validate every record of a JSONL file (or JSON list); the first bad one stops."""
-    return [validate(model, rec, path=path, line=n) for n, rec in iter_json_records(path)]
+    return [value for _, value in iter_models(path, model)]
 
 
 def dumps(obj: BaseModel | dict[str, Any]) -> str:

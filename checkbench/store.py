@@ -88,6 +88,23 @@ class RunStore(StoreReads):
                 raise InputError(f"cannot read the run store ({exc})", path=self.path) from None
             raise
 
+    @staticmethod
+    def files_to_make(run_dir: str | Path) -> list[Path]:
+        """What opening a store in `run_dir` would create, in the order to remove it again:
+        when no store is there, its files and then the missing directories, deepest first."""
+        run_dir = Path(run_dir)
+        if (run_dir / STORE_FILE).exists():
+            return []
+        store = run_dir / STORE_FILE
+        made = [store, Path(f"{store}-wal"), Path(f"{store}-shm")]
+        if not (run_dir / runlock.LOCK_FILE).exists():
+            made.append(run_dir / runlock.LOCK_FILE)
+        for folder in (run_dir, *run_dir.parents):
+            if folder.exists():
+                break
+            made.append(folder)
+        return made
+
     @classmethod
     def existing(
         cls, run_dir: str | Path, *, writer: bool = False, threads: bool = False

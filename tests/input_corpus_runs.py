@@ -114,15 +114,20 @@ DAMAGED_ROWS = {
 """Stores that open but hold a row the readers cannot decode (altered by hand, a bad copy)."""
 BODIES = ("an item body not JSON", "a response body not JSON", "a verdict body of the wrong type")
 COLUMNS = ("an item's tags of the wrong type", "an item's checks not JSON")
+VERDICT_COLUMNS = ("a verdict's passed of the wrong type",)
 BY_JUDGE = "--judge-id example-judge"
 ROW_READERS = {
     "leaderboard": (
         f"leaderboard run {BY_JUDGE}",
-        (*COLUMNS, "a response body not JSON", "a verdict's passed of the wrong type"),
+        (*COLUMNS, "a response body not JSON", *VERDICT_COLUMNS),
     ),
     "report": ("report run", tuple(DAMAGED_ROWS)),
     "view": ("view run --port 0", tuple(DAMAGED_ROWS)[:4]),
-    "score": (f"score run {BY_JUDGE}", BODIES),
+    "score": (f"score run {BY_JUDGE}", ("an item's checks not JSON", *VERDICT_COLUMNS)),
+    "score --checks instruction": (
+        f"score run {BY_JUDGE} --checks instruction",
+        ("an item body not JSON", "an item's checks not JSON"),
+    ),
     "agreement": (
         f"agreement run --judge-id {CHEAP_JUDGE} --reference-judge {REFERENCE_JUDGE}",
         BODIES,
@@ -131,7 +136,8 @@ ROW_READERS = {
     "taxonomy navigate": (f"taxonomy navigate run --facets task {BY_JUDGE}", BODIES),
 }
 """The commands that read a whole run, each with the damage it meets: the rows and fields it
-reads before it does anything else (`leaderboard` reads items in columns, not their bodies;
+reads before it does anything else (`leaderboard` and `score` read items in columns, not their
+bodies, but for the check sources `score --checks instruction` reads;
 `view` reads verdicts only as the page asks). `judge` meets damage while it judges: it stops with
 the same line, after storing the verdicts judged before it."""
 DAMAGED_RUNS = {

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -89,6 +91,37 @@ def test_cli_bad_input_exits_2_with_one_line_and_writes_nothing(tmp_path: Path) 
     assert f"{bench}:2: field 'rule'" in lines[0]
     assert "Traceback" not in result.stderr
     assert not out.exists()
+
+
+def test_a_bad_record_read_after_good_ones_leaves_no_directory_behind(tmp_path: Path) -> None:
+    """Records are stored as they are read: the good ones before a bad one are rolled back,
+    and the store and the directories made for it are removed again."""
+    bench = _write(tmp_path / "bench.jsonl", [_with(id=f"ok{n}") for n in range(3)] + ["{"])
+    result = run_cli("generate", str(bench), "--out", str(tmp_path / "new" / "dirs" / "run"))
+    assert result.returncode == 2
+    assert f"{bench}:4: malformed JSON" in result.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bench.jsonl"]
+
+
+def test_a_bad_record_leaves_an_existing_run_as_it_was(tmp_path: Path) -> None:
+    from checkbench.api._stage import store_items
+    from checkbench.benchmarks import iter_items
+
+    first = _write(tmp_path / "first.jsonl", [_with(id="ok0"), _with(id="ok1")])
+    run = tmp_path / "run"
+    store_items(iter_items(first), first, run).close()
+    files = sorted(path.name for path in run.iterdir())
+    with closing(sqlite3.connect(run / "run.sqlite")) as db:
+        before = db.execute("SELECT * FROM items ORDER BY position").fetchall()
+    bench = _write(
+        tmp_path / "bench.jsonl", [_with(id="ok0"), _with(id="new"), _with(id="ok1", rule="x")]
+    )
+    result = run_cli("generate", str(bench), "--out", str(run))
+    assert result.returncode == 2
+    assert f"{bench}:3: field 'rule'" in result.stderr
+    assert sorted(path.name for path in run.iterdir()) == files
+    with closing(sqlite3.connect(run / "run.sqlite")) as db:
+        assert db.execute("SELECT * FROM items ORDER BY position").fetchall() == before
 
 
 @pytest.mark.parametrize(

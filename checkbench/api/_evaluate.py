@@ -13,7 +13,7 @@ from checkbench.api._stage import (
     run_stage,
     store_items,
 )
-from checkbench.benchmarks import check_items, iter_items
+from checkbench.benchmarks import iter_items
 from checkbench.choices import ScoreSource
 from checkbench.choices import ScoringProtocol as Protocol
 from checkbench.distributed import Executor, Stages, generation, judging
@@ -34,9 +34,8 @@ if TYPE_CHECKING:
 
 
 def prepare_run(bench: str | Path, run_dir: str | Path, *, fmt: str = "auto") -> RunStore:
-    """Validate the whole benchmark first (keeping none of it), then read it again into the
-    run store: memory does not grow with the benchmark, and bad input writes nothing."""
-    check_items(bench, fmt)
+    """The run store holding the benchmark's items, validated and stored as they are read, in
+    one transaction: memory does not grow with the benchmark, and bad input writes nothing."""
     return store_items(iter_items(bench, fmt), bench, run_dir)
 
 

@@ -14,9 +14,10 @@ at the first concurrency to bench-generate.prof (read it with `python -m pstats`
 All run on the event loop checkbench uses (uvloop where installed, the collector tuned as for a
 stage: the bare loop's instructions are the same either way, it allocates little); `--loop
 asyncio` puts them on asyncio's own loop instead, to measure what the loop changes. For ratios
-that do not move with the machine's load, bench_instructions.py counts instructions. `--latency-ms MS` gives the
-server a model's latency (see instant_server.py): then `run`'s overlap of the two models' calls
-shows in the wall time, and the CPU figures still compare the clients' work.
+that do not move with the machine's load, bench_instructions.py counts instructions.
+`--latency-ms MS` gives the server a model's latency (see instant_server.py): then `run`'s
+overlap of the two models' calls shows in the wall time, and the CPU figures still compare the
+clients' work.
 
     python bench/bench_generate.py [N] [--checks K] [--rounds R] [--loop asyncio] [--profile]
 """

@@ -11,6 +11,7 @@ import pytest
 
 from checkbench.benchmarks import load_items
 from checkbench.errors import InputError
+from checkbench.schema import Item
 from tests.conftest import EXAMPLE, run_cli
 
 GOOD = json.loads(EXAMPLE.read_text().splitlines()[0])
@@ -211,3 +212,19 @@ def test_other_usage_errors_are_one_line_too(tmp_path: Path) -> None:
     assert unknown.returncode == 2
     [line] = unknown.stderr.splitlines()
     assert line.startswith("error: No such option: --judge")
+
+
+def test_lines_validated_from_their_text_equal_lines_read_as_objects(tmp_path: Path) -> None:
+    """JSON Lines records are validated from their text, a failing one read again as an
+    object: either way an item is what json.loads and validation make of its line."""
+    lines = [
+        _with(id="a", meta={"k": 1}).replace('"id": "a"', '"id": "x", "id": "a"'),
+        _with(id="b", meta={"big": 10**30, "f": 1e300, "text": "caf\u00e9 \U0001f600"}),
+        _with(id="c", meta={"x": 1}).replace('{"x": 1}', '{"x": NaN}'),
+        _with(id="d", reference="  spaced  "),
+    ]
+    bench = _write(tmp_path / "bench.jsonl", lines)
+    read = [item.model_dump() for item in load_items(bench)]
+    direct = [Item.model_validate(json.loads(line)).model_dump() for line in lines]
+    assert [item["id"] for item in read] == ["a", "b", "c", "d"]
+    assert repr(read) == repr(direct)  # repr: NaN != NaN

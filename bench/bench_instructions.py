@@ -2,7 +2,11 @@
 not move with the load of a shared machine.
 
 Wall-clock rounds (bench_generate.py) swing by a third here; the instructions a client executes
-for the same items do not (to a fraction of a percent). Each client runs in its own process
+for the same items do not (to a fraction of a percent). Besides the bare loop, `checkbench
+generate` then `judge` and `checkbench run`, an "http" client makes the same two calls per item
+through checkbench's backend alone (`OpenAIBackend.chat`, the requests built beforehand as the
+bare loop's bodies are): what the framework adds beyond its HTTP calls is the difference between
+it and the others. Each client runs in its own process
 under `valgrind --tool=callgrind`, against the same instant server (not counted: it runs in
 another process), on the same items and at the same concurrency: a warm-up on 100 items, then
 the counted run. `checkbench run` is counted phase by phase (reading the benchmark in,
@@ -27,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-CLIENTS = ("bare", "stages", "run")
+CLIENTS = ("bare", "http", "stages", "run")
 PHASES = ("prepare_run", "answer_and_judge", "score")
 """The phases of `checkbench run` counted apart (functions of checkbench.api)."""
 
@@ -68,6 +72,7 @@ def _client(name: str, n: int, concurrency: int, base_url: str, work: Path) -> N
     options = ModelOptions(base_url=base_url, models_file=models)
     runs: dict[str, Callable[[str, Path], None]] = {
         "bare": lambda run, path: bg._bare_client(base_url, items, concurrency),
+        "http": lambda run, path: _http_client(base_url, items, concurrency),
         "stages": lambda run, path: bg._checkbench(work / run, path, options),
         "run": lambda run, path: bg._checkbench_run(work / run, path, options),
     }
@@ -75,6 +80,8 @@ def _client(name: str, n: int, concurrency: int, base_url: str, work: Path) -> N
         (work / run).mkdir()
     if name == "bare":
         bg._bare_client(base_url, items[:100], 8)
+    elif name == "http":
+        _http_client(base_url, items[:100], 8)
     else:
         runs[name]("warm", warm)
     if name == "run":
@@ -84,6 +91,44 @@ def _client(name: str, n: int, concurrency: int, base_url: str, work: Path) -> N
     _dump("warm-up")
     runs[name]("counted", bench)
     _dump("end")
+
+
+def _http_client(base_url: str, items: list[Any], concurrency: int) -> None:
+    """The bare loop's two calls per item through checkbench's backend, nothing else: the
+    candidate's request and the judge's (with its answer's schema), built beforehand."""
+    import asyncio
+
+    from bench_generate import CANDIDATE, JUDGE
+    from instant_server import ANSWER
+
+    from checkbench.generate import GenerationSettings, candidate_request
+    from checkbench.judges.checklist import JudgeSettings, text_request, verdicts_answer
+    from checkbench.llm.openai_compat import OpenAIBackend
+    from checkbench.steps import loop
+    from checkbench.steps.answers import answer_schema
+
+    candidate = OpenAIBackend(CANDIDATE, base_url=base_url, concurrency=concurrency)
+    judge = OpenAIBackend(JUDGE, base_url=base_url, concurrency=concurrency)
+
+    async def run() -> None:
+        requests = []
+        for item in items:
+            schema = answer_schema(verdicts_answer(tuple(c.id for c in item.checklist)))
+            judged = text_request(item, ANSWER, JudgeSettings())
+            asked = await candidate_request(item, GenerationSettings(), candidate)
+            requests.append((asked, judged.model_copy(update={"json_schema": schema})))
+
+        async def worker() -> None:
+            while requests:
+                asked, judged = requests.pop()
+                await candidate.chat(asked)
+                await judge.chat(judged)
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        await candidate.aclose()
+        await judge.aclose()
+
+    loop.run(run())
 
 
 def _totals(out: Path) -> dict[str, int]:

@@ -7,7 +7,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,34 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def remove_made(made: Iterable[Path]) -> None:
+    """Remove what opening a store made (`made_by_opening`, taken before it was opened), once
+    it is closed again; a directory something else has put a file in since stays."""
+    for path in made:
+        if not path.is_dir():
+            path.unlink(missing_ok=True)
+            continue
+        with suppress(OSError):
+            path.rmdir()
+
+
+def made_by_opening(run_dir: str | Path) -> list[Path]:
+    """What opening a store in `run_dir` would create (nothing when a store is there), in the
+    order to remove it again: its files, the lock file, the missing directories deepest first."""
+    run_dir = Path(run_dir)
+    store = run_dir / STORE_FILE
+    if store.exists():
+        return []
+    made = [store, Path(f"{store}-wal"), Path(f"{store}-shm")]
+    if not (run_dir / runlock.LOCK_FILE).exists():
+        made.append(run_dir / runlock.LOCK_FILE)
+    for folder in (run_dir, *run_dir.parents):
+        if folder.exists():
+            break
+        made.append(folder)
+    return made
+
+
 class RunStore(StoreReads):
     """Items, responses, verdicts and every model call of one run, resumable after a crash."""
 
@@ -87,23 +115,6 @@ class RunStore(StoreReads):
             if isinstance(exc, sqlite3.DatabaseError):  # not SQLite, or damaged
                 raise InputError(f"cannot read the run store ({exc})", path=self.path) from None
             raise
-
-    @staticmethod
-    def files_to_make(run_dir: str | Path) -> list[Path]:
-        """What opening a store in `run_dir` would create, in the order to remove it again:
-        when no store is there, its files and then the missing directories, deepest first."""
-        run_dir = Path(run_dir)
-        if (run_dir / STORE_FILE).exists():
-            return []
-        store = run_dir / STORE_FILE
-        made = [store, Path(f"{store}-wal"), Path(f"{store}-shm")]
-        if not (run_dir / runlock.LOCK_FILE).exists():
-            made.append(run_dir / runlock.LOCK_FILE)
-        for folder in (run_dir, *run_dir.parents):
-            if folder.exists():
-                break
-            made.append(folder)
-        return made
 
     @classmethod
     def existing(

@@ -7,7 +7,6 @@ protocol packages receive opened backends and a Caller.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,7 +25,7 @@ from checkbench.steps import loop
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageSummary
-from checkbench.store import RunStore
+from checkbench.store import RunStore, made_by_opening, remove_made
 
 T = TypeVar("T")
 
@@ -84,27 +83,16 @@ def store_items(items: Iterable[Item], source: str | Path, run_dir: str | Path) 
     read (and validated, e.g. by `iter_items`); `source` names where they come from. When
     reading them fails, nothing is written: the transaction is rolled back, and a store this
     call created is removed with the directories made for it."""
-    made = RunStore.files_to_make(run_dir)
+    made = made_by_opening(run_dir)
     store = RunStore(run_dir)
     try:
         store.add_items(items)
         store.set_meta_default("benchmark", str(source))
     except BaseException:
         store.close()
-        _remove(made)
+        remove_made(made)
         raise
     return store
-
-
-def _remove(made: Sequence[Path]) -> None:
-    """Remove what opening a store made (see `RunStore.files_to_make`); a directory that
-    something else has put a file in since stays."""
-    for path in made:
-        if not path.is_dir():
-            path.unlink(missing_ok=True)
-            continue
-        with contextlib.suppress(OSError):
-            path.rmdir()
 
 
 def answer_and_judge(

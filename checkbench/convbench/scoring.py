@@ -66,11 +66,15 @@ def restrict_checks(item: Item, mode: CheckMode) -> Item | None:
     checks = [check for check in item.checklist if check.source == INSTRUCTION]
     if not checks:
         return None
-    if item.rule == "weighted":
-        total = sum(check.weight or 0.0 for check in checks)
-        if total > 0:
-            checks = [c.model_copy(update={"weight": (c.weight or 0.0) / total}) for c in checks]
+    if item.rule == "weighted" and (weights := _rescaled([c.weight for c in checks])):
+        checks = [c.model_copy(update={"weight": w}) for c, w in zip(checks, weights, strict=True)]
     return item.model_copy(update={"checklist": checks})
+
+
+def _rescaled(weights: Sequence[float | None]) -> list[float] | None:
+    """A weighted item's kept weights rescaled to sum to 1 (None when they sum to 0)."""
+    total = sum(weight or 0.0 for weight in weights)
+    return [(weight or 0.0) / total for weight in weights] if total > 0 else None
 
 
 def bench_scores(
@@ -136,9 +140,7 @@ def _kept_score(mode: CheckMode, rule: str, checks: str, verdicts: str) -> float
     passed = json.loads(verdicts)
     weights = [weight for _, weight in pairs]
     if mode != "all" and rule == "weighted":
-        total = sum(weight or 0.0 for weight in weights)
-        if total > 0:
-            weights = [(weight or 0.0) / total for weight in weights]
+        weights = _rescaled(weights) or weights
     return rule_score(rule, weights, [passed.get(check) for check, _ in pairs])
 
 

@@ -13,7 +13,7 @@ YOUNG_THRESHOLD = 7000
 """Allocations between two collections of the youngest generation while a stage runs (Python's
 default: 700). A stage allocates and frees a few hundred objects per call, nearly all freed by
 reference counting; at the default the collector ran ~115 times per 1,000 items and took 6% of
-the instructions of `checkbench run` against an instant server (bench/bench_generate.py)."""
+the instructions of `checkbench run` against an instant server (bench/bench_instructions.py)."""
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:

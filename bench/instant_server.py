@@ -131,6 +131,11 @@ class ServerProcess:
             raise RuntimeError(f"{self._command[1]} did not start (its first line: {line!r})")
         return line
 
+    @property
+    def pid(self) -> int:
+        """The server's process id (while entered), to read its CPU time."""
+        return self._proc.pid
+
     def __exit__(self, *exc: object) -> None:
         self._proc.terminate()
         self._proc.wait(10)

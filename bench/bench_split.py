@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import bench_generate
@@ -108,23 +108,24 @@ def main() -> None:
         whole, split = tmp / "whole.toml", tmp / "split.toml"
         bench_generate._write_models(whole, concurrency)
         bench_generate._write_models(split, max(1, concurrency // k))
-        clients = {
-            "bare loop, 1 process": None,
-            "run, 1 process": ([items], whole),
-            f"run, {k} processes at {concurrency}": ([items[i::k] for i in range(k)], whole),
-            f"run, {k} processes at {concurrency // k}": ([items[i::k] for i in range(k)], split),
+        parts = [items[i::k] for i in range(k)]
+        clients: dict[str, Callable[[str], tuple[float, float]]] = {
+            "bare loop, 1 process": lambda _: bench_generate._measure(
+                lambda: bench_generate._bare_client(base_url, items, concurrency)
+            ),
+            "run, 1 process": lambda tag: _parts(tmp, [items], whole, base_url, tag),
+            f"run, {k} processes at {concurrency}": lambda tag: _parts(
+                tmp, parts, whole, base_url, tag
+            ),
+            f"run, {k} processes at {concurrency // k}": lambda tag: _parts(
+                tmp, parts, split, base_url, tag
+            ),
         }
         rounds: dict[str, list[tuple[float, float, float]]] = {name: [] for name in clients}
         for round_ in range(args.rounds):
-            for number, (name, setting) in enumerate(clients.items()):
+            for number, (name, client) in enumerate(clients.items()):
                 before = _cpu_s(server_pid)
-                if setting is None:
-                    wall, cpu = time.perf_counter(), time.process_time()
-                    bench_generate._bare_client(base_url, items, concurrency)
-                    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-                else:
-                    parts, models = setting
-                    wall, cpu = _parts(tmp, parts, models, base_url, f"r{round_}c{number}")
+                wall, cpu = client(f"r{round_}c{number}")
                 rounds[name].append((wall, cpu, _cpu_s(server_pid) - before))
     bare = [wall for wall, _, _ in rounds["bare loop, 1 process"]]
     n = args.n

@@ -10,7 +10,7 @@ import pytest
 
 from checkbench.schema import Check, Item, Message, Response, Verdict
 from checkbench.store import RunStore
-from checkbench.storerows import ROWS_PER_STATEMENT
+from checkbench.store.rows import ROWS_PER_STATEMENT
 
 
 @pytest.mark.parametrize("checks", [1, 4, ROWS_PER_STATEMENT, ROWS_PER_STATEMENT + 37])

@@ -39,7 +39,7 @@ from checkbench.scoring import (
 )
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.store import RunStore
-from checkbench.storereads import ItemHead
+from checkbench.store import ItemHead
 
 
 class FBBenchRow(BaseModel):

@@ -22,7 +22,7 @@ from checkbench.steps.stage import (
     dispatch_here,
 )
 from checkbench.store import RunStore
-from checkbench.storereads import Answering
+from checkbench.store import Answering
 
 
 def record_judge(store: RunStore, judge: str, settings: JudgeSettings) -> None:

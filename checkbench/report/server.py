@@ -18,7 +18,7 @@ from checkbench.report.items import ItemDetails
 from checkbench.report.page import Page, render_page
 from checkbench.report.run import ReportOptions
 from checkbench.store import RunStore
-from checkbench.storecheck import DAMAGE
+from checkbench.store.damage import DAMAGE
 
 HOST = "127.0.0.1"
 MAX_PAGE = 200

@@ -11,18 +11,18 @@ from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import Any
 
-from checkbench import runlock
-from checkbench.commits import GroupCommit
+from checkbench.store import lock
+from checkbench.store.commits import GroupCommit
 from checkbench.errors import InputError
 from checkbench.inputs import output_dir
 from checkbench.llm.base import ChatResult
 from checkbench.llm.models_file import Price
 from checkbench.llm.redact import redact, redact_optional
 from checkbench.schema import Item, Response, Verdict
-from checkbench.storecheck import DAMAGE, damaged_row
-from checkbench.storelayout import SCHEMA, SCHEMA_VERSION, migrate_v3, stored_version
-from checkbench.storereads import StoreReads
-from checkbench.storerows import (
+from checkbench.store.damage import DAMAGE, damaged_row
+from checkbench.store.layout import SCHEMA, SCHEMA_VERSION, migrate_v3, stored_version
+from checkbench.store.reads import StoreReads
+from checkbench.store.rows import (
     INSERT_VERDICTS,
     ROWS_PER_STATEMENT,
     CallRecord,
@@ -68,8 +68,8 @@ def made_by_opening(run_dir: str | Path) -> list[Path]:
     if store.exists():
         return []
     made = [store, Path(f"{store}-wal"), Path(f"{store}-shm")]
-    if not (run_dir / runlock.LOCK_FILE).exists():
-        made.append(run_dir / runlock.LOCK_FILE)
+    if not (run_dir / lock.LOCK_FILE).exists():
+        made.append(run_dir / lock.LOCK_FILE)
     for folder in (run_dir, *run_dir.parents):
         if folder.exists():
             break
@@ -94,7 +94,7 @@ class RunStore(StoreReads):
         self._shared: set[str] = set()
         """Digests of the request texts this store wrote (see `record_call`)."""
         if writer:
-            runlock.acquire(self.run_dir)
+            lock.acquire(self.run_dir)
         try:
             self._db = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=not threads
@@ -111,7 +111,7 @@ class RunStore(StoreReads):
                 self.set_meta_default("schema_version", SCHEMA_VERSION)
         except BaseException as exc:
             if writer:
-                runlock.release(self.run_dir)
+                lock.release(self.run_dir)
             if isinstance(exc, sqlite3.DatabaseError):  # not SQLite, or damaged
                 raise InputError(f"cannot read the run store ({exc})", path=self.path) from None
             raise
@@ -138,10 +138,10 @@ class RunStore(StoreReads):
             self._db.close()
         if self._writer:
             self._writer = False
-            runlock.release(self.run_dir)
+            lock.release(self.run_dir)
 
     def damaged_row(self) -> InputError | None:
-        """The first row the readers cannot decode, as one error naming it (see storecheck)."""
+        """The first row the readers cannot decode, as one error naming it (see `damage`)."""
         return damaged_row(self._db, self.path)
 
     def __enter__(self) -> RunStore:
@@ -156,7 +156,7 @@ class RunStore(StoreReads):
 
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """Group writes so that they land together or not at all, committed when the block
-        (which must not await) ends. Other writes are batched: see `checkbench.commits`."""
+        (which must not await) ends. Other writes are batched: see `checkbench.store.commits`."""
         return self._writes.transaction()
 
     async def durable(self) -> None:

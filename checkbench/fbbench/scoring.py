@@ -38,8 +38,7 @@ from checkbench.scoring import (
     store_scores,
 )
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
-from checkbench.store import RunStore
-from checkbench.store import ItemHead
+from checkbench.store import ItemHead, RunStore
 
 
 class FBBenchRow(BaseModel):

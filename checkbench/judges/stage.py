@@ -21,8 +21,7 @@ from checkbench.steps.stage import (
     StageWork,
     dispatch_here,
 )
-from checkbench.store import RunStore
-from checkbench.store import Answering
+from checkbench.store import Answering, RunStore
 
 
 def record_judge(store: RunStore, judge: str, settings: JudgeSettings) -> None:

@@ -11,14 +11,14 @@ from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import Any
 
-from checkbench.store import lock
-from checkbench.store.commits import GroupCommit
 from checkbench.errors import InputError
 from checkbench.inputs import output_dir
 from checkbench.llm.base import ChatResult
 from checkbench.llm.models_file import Price
 from checkbench.llm.redact import redact, redact_optional
 from checkbench.schema import Item, Response, Verdict
+from checkbench.store import lock
+from checkbench.store.commits import GroupCommit
 from checkbench.store.damage import DAMAGE, damaged_row
 from checkbench.store.layout import SCHEMA, SCHEMA_VERSION, migrate_v3, stored_version
 from checkbench.store.reads import StoreReads

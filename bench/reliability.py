@@ -5,7 +5,7 @@
   then the same command again, which re-asks what was left unscored.
 - kills: a `checkbench run` killed with SIGKILL N times at random moments, then rerun to the
   end: calls made again, and differences from an uninterrupted run of the same command.
-- bad inputs: every case of the test corpus (tests/input_corpus_*.py): clear one-line errors,
+- bad inputs: every case of the test corpus (tests/cli/input_corpus_*.py): clear one-line errors,
   tracebacks, partial writes.
 - concurrent runs: a second `checkbench generate` on a run directory in use.
 - key leaks: an endpoint that echoes the Authorization header back (in a 401 and in answers):
@@ -37,8 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the test corpus and the local servers live in tests/
 
+from tests.cli.input_corpus import corpus, prepare, try_case  # noqa: E402
 from tests.endpoint_server import EndpointServer, verdicts  # noqa: E402
-from tests.input_corpus import corpus, prepare, try_case  # noqa: E402
 from tests.stub_server import StubServer, completion  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}

@@ -3,7 +3,7 @@ a scratch directory holding a copy of examples/, and prints what the README says
 
 Commands under a comment starting "Needs an endpoint" or "Needs the file" are skipped, up to the
 next comment. The `checkbench` command lines run one after another in one Python process
-(tests/tour_process.py: split by shell rules, then the CLI's own entry point), so the
+(tests/docs/tour_process.py: split by shell rules, then the CLI's own entry point), so the
 interpreter and the embedded model load once; a block that starts a background job (`... &`)
 runs as one shell script, as written. The two blocks of SLOW_BLOCKS, minutes of embedded-model
 work, are walked only with CHECKBENCH_README_WALK=1 (the whole tour, in order).
@@ -177,9 +177,9 @@ class Done:
 
 @contextmanager
 def tour_process(cwd: Path, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
-    """tests/tour_process.py, started in `cwd`."""
+    """tests/docs/tour_process.py, started in `cwd`."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.tour_process"],
+        [sys.executable, "-m", "tests.docs.tour_process"],
         cwd=cwd,
         env=env,
         stdin=subprocess.PIPE,

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import random
 import shlex
 import shutil
 import sqlite3
 import stat
+import sys
+from collections import Counter
 from collections.abc import Callable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -30,6 +33,7 @@ from pathlib import Path
 from checkbench.judges.calibration_artefact import ALL, Calibration, Curve
 from checkbench.schema import Verdict
 from checkbench.store import RunStore
+from checkbench.testing import CANNED, OpenAIServer
 from tests.cli.corpus_runner import Outcome, invoke
 from tests.conftest import ROOT
 
@@ -326,3 +330,39 @@ def corpus() -> dict[str, Case]:
         assert not twice, f"case names used twice: {sorted(twice)}"
         merged |= cases
     return merged
+
+
+def tally(work: Path) -> list[tuple[str, object]]:
+    """Every case tried in `work`, counted by how it went: bench/reliability.py's figures."""
+    cases = corpus()
+    base = work / "base"
+    prepare(base)
+    counts: Counter[str] = Counter()
+    with OpenAIServer(CANNED) as stub:
+        for number, (name, case) in enumerate(cases.items()):
+            if case.unprivileged and os.geteuid() == 0:
+                counts["skipped"] += 1
+                continue
+            result = try_case(case, work / f"case-{number}", base, stub.base_url)
+            counts["tried"] += 1
+            for kind in result.kinds:
+                counts[kind] += 1
+            if not result.problems:
+                counts["refused" if case.code else "accepted"] += 1
+            else:
+                print(f"  {name}: {result.problems}", file=sys.stderr)
+    others = counts["exit code"] + counts["lines"] + counts["unclear"]
+    return [
+        ("cases in the corpus", len(cases)),
+        ("tried", counts["tried"]),
+        ("skipped as root (chmod 000, read-only directories)", counts["skipped"]),
+        ("refused with one clear line, exit 2, nothing written", counts["refused"]),
+        ("accepted, as legitimately acceptable inputs", counts["accepted"]),
+        ("tracebacks", counts["traceback"]),
+        ("partial writes", counts["written"]),
+        ("other problems (exit code, several lines, unclear)", others),
+    ]
+
+
+if __name__ == "__main__":  # python -m tests.cli.input_corpus WORK: the figures, as JSON
+    print(json.dumps(tally(Path(sys.argv[1]))))

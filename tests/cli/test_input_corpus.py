@@ -15,9 +15,9 @@ import typer
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from checkbench import cli
+from checkbench.testing import CANNED, OpenAIServer
 from tests.cli import corpus_runner  # noqa: F401  (registers the commands)
 from tests.cli.input_corpus import corpus, prepare, try_case
-from tests.stub_server import StubServer
 
 CORPUS = corpus()
 
@@ -33,7 +33,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def stub() -> Iterator[str]:
     """A local OpenAI-compatible server for the inputs that are accepted and run."""
-    with StubServer() as server:
+    with OpenAIServer(CANNED) as server:
         yield server.base_url
 
 

@@ -18,11 +18,10 @@ from checkbench.cli import evaluate, render
 from checkbench.report.assemble import build_report
 from checkbench.schema import Response, Verdict
 from checkbench.store import RunStore
+from checkbench.testing import OpenAIServer, Reply, completion
 from tests.conftest import ROOT, run_cli
-from tests.endpoint_server import EndpointServer
 from tests.ifrewardbench.test_cli import ALWAYS_YES_AND_A, tiny_file
 from tests.llm.test_endpoints import bench
-from tests.stub_server import Reply, StubServer, completion
 
 JUDGES = ("local:SmolLM2-135M-Instruct.Q4_1", "local:SmolLM2-135M-Instruct.Q4_1#logprob")
 
@@ -80,7 +79,7 @@ def test_the_hints_of_judge_work_on_a_run_judged_once_and_twice(
 ) -> None:
     items = bench_file or bench(tmp_path / "b.jsonl", 3)
     run_dir = tmp_path / "run"
-    with EndpointServer() as server:
+    with OpenAIServer() as server:
         generated = run_cli(
             "generate", str(items), "--out", str(run_dir), "-m", f"openai:c@{server.base_url}"
         )
@@ -100,7 +99,7 @@ def test_the_hints_of_judge_work_on_a_run_judged_once_and_twice(
 
 def test_a_meta_run_reports_its_judges_and_says_how(tmp_path: Path) -> None:
     path, run_dir = tiny_file(tmp_path), tmp_path / "meta"
-    with StubServer(default=Reply(body=completion(ALWAYS_YES_AND_A))) as server:
+    with OpenAIServer(Reply(body=completion(ALWAYS_YES_AND_A))) as server:
         args = ["meta", str(path), "--judge", "openai:alpha", "--judge", "openai:beta"]
         result = run_cli(*args, "--base-url", server.base_url, "--out", str(run_dir))
     assert result.returncode == 0, result.stderr

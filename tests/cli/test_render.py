@@ -17,8 +17,8 @@ from checkbench.llm.base import ChatRequest, ChatResult
 from checkbench.schema import Message, Response, Verdict
 from checkbench.steps.stage import StageSummary
 from checkbench.store import CallRecord, RunStore
+from checkbench.testing import OpenAIServer, Reply
 from tests.conftest import ROOT, run_cli
-from tests.stub_server import Reply, StubServer
 
 EXAMPLES = ROOT / "examples"
 
@@ -105,7 +105,7 @@ def test_stage_line_fits_80_columns_and_names_cache_hits_only_when_any() -> None
 
 
 def test_generate_says_why_answers_failed(tmp_path: Path) -> None:
-    with StubServer(default=Reply(status=401, body={"error": "bad key"})) as server:
+    with OpenAIServer(Reply(status=401, body={"error": "bad key"})) as server:
         result = run_cli(
             "generate", str(EXAMPLES / "feedback-mini.jsonl"), "--out", str(tmp_path / "run"),
             "--model", "openai:stub", "--base-url", server.base_url,

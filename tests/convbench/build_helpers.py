@@ -1,4 +1,4 @@
-"""Helpers for the build tests: the shipped test logs, and a StubServer whose replies depend on
+"""Helpers for the build tests: the shipped test logs, and an OpenAIServer whose replies depend on
 the request (which build stage asks, about which conversation), so scripted runs do not
 depend on the order in which concurrent requests arrive."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from checkbench.prompts import load_prompt
+from checkbench.testing import OpenAIServer, Reply, completion
 from tests.conftest import ROOT
-from tests.stub_server import Reply, StubServer, completion
 
 LOGS_DIR = ROOT / "tests" / "data" / "logs"
 LOGS = [LOGS_DIR / f"{name}.jsonl" for name in ("openai", "sharegpt", "lmsys", "wildchat")]
@@ -70,26 +70,14 @@ class Request:
 Route = Callable[[Request], "str | Reply"]
 
 
-class _Router:
-    """Stands in for the stub's script: every reply is computed from the latest request."""
+def routed(route: Route) -> OpenAIServer:
+    """An OpenAIServer answering every request with `route(request)`."""
 
-    def __init__(self, server: StubServer, route: Route) -> None:
-        self.server = server
-        self.route = route
-
-    def __bool__(self) -> bool:
-        return True
-
-    def popleft(self) -> Reply:
-        answer = self.route(Request(self.server.requests[-1]))
+    def reply(body: dict[str, Any], _headers: dict[str, str]) -> Reply:
+        answer = route(Request(body))
         return answer if isinstance(answer, Reply) else Reply(body=completion(answer))
 
-
-def routed(route: Route) -> StubServer:
-    """A StubServer answering every request with `route(request)`."""
-    server = StubServer()
-    server.script = _Router(server, route)  # type: ignore[assignment]
-    return server
+    return OpenAIServer(reply)
 
 
 def answer(**fields: Any) -> str:

@@ -19,10 +19,10 @@ from checkbench.convbench.summary import REPORT_FILE, BuildSummary
 from checkbench.convbench.topic_report import TopicConfig
 from checkbench.llm import ModelOptions
 from checkbench.store import STORE_FILE
+from checkbench.testing import OpenAIServer, Reply
 from tests.conftest import run_cli
 from tests.convbench.build_helpers import LOGS, Request, routed
 from tests.convbench.test_stages import conv_route
-from tests.stub_server import Reply, StubServer
 
 pytest.importorskip("ray")
 
@@ -41,7 +41,7 @@ def route(request: Request) -> str | Reply:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[StubServer]:
+def server() -> Iterator[OpenAIServer]:
     with routed(route) as stub:
         yield stub
 
@@ -72,7 +72,7 @@ def spec(logs: list[Path], root: Path) -> api.BuildSpec:
 
 
 def build(
-    server: StubServer, spec: api.BuildSpec, run: Path, executor: api.Executor
+    server: OpenAIServer, spec: api.BuildSpec, run: Path, executor: api.Executor
 ) -> BuildSummary:
     options = ModelOptions(base_url=server.base_url)
     return api.build(spec, run, run / "bench.jsonl", options=options, executor=executor)
@@ -113,7 +113,7 @@ def outcome(run: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def local_run(
-    server: StubServer, logs: list[Path], tmp_path_factory: pytest.TempPathFactory
+    server: OpenAIServer, logs: list[Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
     root = tmp_path_factory.mktemp("local")
     build(server, spec(logs, root), root / "run", "local")
@@ -121,7 +121,7 @@ def local_run(
 
 
 def test_a_ray_build_leaves_what_the_local_build_leaves(
-    ray_cluster: str, server: StubServer, logs: list[Path], local_run: Path, tmp_path: Path
+    ray_cluster: str, server: OpenAIServer, logs: list[Path], local_run: Path, tmp_path: Path
 ) -> None:
     expected = outcome(local_run)
     report = expected["report"]
@@ -151,7 +151,7 @@ def test_a_ray_build_leaves_what_the_local_build_leaves(
 
 
 def test_a_run_missing_some_answers_asks_ray_workers_only_for_those(
-    ray_cluster: str, server: StubServer, logs: list[Path], local_run: Path, tmp_path: Path
+    ray_cluster: str, server: OpenAIServer, logs: list[Path], local_run: Path, tmp_path: Path
 ) -> None:
     run = tmp_path / "run"
     shutil.copytree(local_run, run)
@@ -181,7 +181,7 @@ def test_a_run_missing_some_answers_asks_ray_workers_only_for_those(
 
 
 def test_cli_builds_on_the_cluster_named_by_ray_address(
-    ray_cluster: str, server: StubServer, logs: list[Path], tmp_path: Path
+    ray_cluster: str, server: OpenAIServer, logs: list[Path], tmp_path: Path
 ) -> None:
     model = f"openai:builder@{server.base_url}"
     local = spec(logs, tmp_path).model_copy(update={"model": model, "topics": TopicConfig()})

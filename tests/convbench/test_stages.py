@@ -19,9 +19,9 @@ from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
 from checkbench.schema import Check, Item, Message
 from checkbench.store import RunStore
+from checkbench.testing import Reply
 from tests.conftest import run_cli
 from tests.convbench.build_helpers import LOGS, Request, Route, answer, item_line, routed, verdicts
-from tests.stub_server import Reply
 
 OFF_DOMAIN = {"oa-poem", "sg-bread", "lm-lisbon", "wc-tomato"}
 NEEDS_FILES = {"oa-regex"}

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from checkbench import api
+from checkbench.testing import Answer, OpenAIServer, default_answer, deterministic
 from tests.conftest import EXAMPLE
-from tests.endpoint_server import Answer, EndpointServer, default_answer, deterministic
 from tests.support.run_contents import count_rows, kill_once, stored
 
 
@@ -20,7 +20,7 @@ def _is_judge(body: dict[str, Any]) -> bool:
     return "response_format" in body
 
 
-def _specs(server: EndpointServer) -> tuple[list[str], str]:
+def _specs(server: OpenAIServer) -> tuple[list[str], str]:
     candidates = [f"openai:cand-{name}@{server.base_url}" for name in ("a", "b")]
     return candidates, f"openai:judge@{server.base_url}"
 
@@ -46,13 +46,13 @@ def _slow_candidates(body: dict[str, Any], headers: dict[str, str]) -> Answer:
 def test_each_answer_is_judged_as_it_comes_and_the_run_holds_what_stages_store(
     tmp_path: Path,
 ) -> None:
-    with EndpointServer(answer=_slow_candidates) as server:
+    with OpenAIServer(answer=_slow_candidates) as server:
         candidates, judge = _specs(server)
         options = api.ModelOptions(concurrency=2)
         summaries, _ = api.run(
             EXAMPLE, candidates, judge, tmp_path / "run", options=options, protocol="conv-to-bench"
         )
-        order = [_is_judge(body) for body in server.bodies()]
+        order = [_is_judge(body) for body in server.requests]
         staged = [api.generate(EXAMPLE, candidates, tmp_path / "staged", options=options)]
         staged.append(api.judge(tmp_path / "staged", judge, options=options))
     # a judge was asked long before the candidates were done
@@ -78,18 +78,18 @@ def test_a_resumed_run_judges_the_answers_it_holds_and_replaces_failed_ones_firs
         return deterministic(body, headers)
 
     runs = {"run": tmp_path / "run", "staged": tmp_path / "staged"}
-    with EndpointServer(answer=answer) as server:
+    with OpenAIServer(answer=answer) as server:
         candidates, judge = _specs(server)
         for run in runs.values():  # one candidate answered, without judging; three failed
             assert api.generate(EXAMPLE, candidates[:1], run).errors == 3
         failing.clear()
         server.requests.clear()
         summaries, _ = api.run(EXAMPLE, candidates, judge, runs["run"], protocol="conv-to-bench")
-        judged = sum(_is_judge(body) for body in server.bodies())
+        judged = sum(_is_judge(body) for body in server.requests)
         server.requests.clear()
         api.generate(EXAMPLE, candidates, runs["staged"])
         api.judge(runs["staged"], judge)
-        staged_judged = sum(_is_judge(body) for body in server.bodies())
+        staged_judged = sum(_is_judge(body) for body in server.requests)
     assert stored(runs["run"]) == stored(runs["staged"])
     assert judged == staged_judged  # no failed answer was judged before it was replaced
     reasons = [v[5] for v in stored(runs["run"])["verdicts"]]
@@ -99,16 +99,16 @@ def test_a_resumed_run_judges_the_answers_it_holds_and_replaces_failed_ones_firs
 
 
 def test_one_model_answering_and_judging_goes_stage_after_stage(tmp_path: Path) -> None:
-    with EndpointServer(answer=deterministic) as server:
+    with OpenAIServer(answer=deterministic) as server:
         spec = f"openai:same@{server.base_url}"
         summaries, _ = api.run(EXAMPLE, [spec], spec, tmp_path / "run", protocol="conv-to-bench")
-        order = [_is_judge(body) for body in server.bodies()]
+        order = [_is_judge(body) for body in server.requests]
     first_judge = order.index(True)
     assert first_judge == 8 and all(order[first_judge:])  # eight answers, then only judging
     assert [s.stage for s in summaries] == ["generate", "judge"]
 
 
-def _run_cmd(bench: Path, out: Path, server: EndpointServer) -> list[str]:
+def _run_cmd(bench: Path, out: Path, server: OpenAIServer) -> list[str]:
     candidates, judge = _specs(server)
     return [
         *(sys.executable, "-m", "checkbench", "run", str(bench), "--out", str(out)),
@@ -141,7 +141,7 @@ def test_a_run_killed_while_judging_as_it_answers_resumes_without_paying_twice(
     n, workers = 60, 8  # the candidate's 4 and the judge's 4
     bench, out = _bench(tmp_path / "bench.jsonl", n), tmp_path / "run"
     db = out / "run.sqlite"
-    with EndpointServer(answer=_slow) as server:
+    with OpenAIServer(answer=_slow) as server:
         proc = subprocess.Popen(_run_cmd(bench, out, server), stderr=subprocess.DEVNULL)
         kill_once(proc, db, "SELECT COUNT(*) FROM verdicts", 20)
         sent_before = len(server.requests)
@@ -152,7 +152,7 @@ def test_a_run_killed_while_judging_as_it_answers_resumes_without_paying_twice(
         whole_verdicts = stored(out)["verdicts"]
         again = subprocess.run(_run_cmd(bench, out, server), capture_output=True, text=True)
         assert again.returncode == 0 and len(server.requests) == sent  # nothing left to do
-        with EndpointServer(answer=_slow) as fresh:
+        with OpenAIServer(answer=_slow) as fresh:
             whole = subprocess.run(_run_cmd(bench, tmp_path / "whole", fresh), capture_output=True)
             assert whole.returncode == 0
             assert b"generate + judge (openai:judge" in whole.stderr  # one bar for both

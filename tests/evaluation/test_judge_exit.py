@@ -14,12 +14,11 @@ import pytest
 from checkbench.benchmarks import load_items
 from checkbench.convbench.summary import REPORT_FILE, BuildSummary
 from checkbench.store import RunStore
+from checkbench.testing import Answer, OpenAIServer, completion, default_answer
 from tests.conftest import ROOT, run_cli
 from tests.convbench.build_helpers import LOGS, Request
 from tests.convbench.test_stages import conv_route
-from tests.endpoint_server import Answer, EndpointServer, default_answer
 from tests.llm.test_endpoints import bench
-from tests.stub_server import completion
 
 FAILED = "every attempt failed in:"
 EXAMPLES = ROOT / "examples"
@@ -46,7 +45,7 @@ def _judge(run_dir: Path, models: Path) -> Any:
 
 def test_judge_exits_1_only_when_every_call_it_made_failed(tmp_path: Path) -> None:
     items, run_dir, switch = bench(tmp_path / "b.jsonl", 3), tmp_path / "run", Switch()
-    with EndpointServer() as candidates, EndpointServer(switch) as judge:
+    with OpenAIServer() as candidates, OpenAIServer(switch) as judge:
         args = ["generate", str(items), "--out", str(run_dir)]
         assert run_cli(*args, "-m", f"openai:c@{candidates.base_url}").returncode == 0
         models = tmp_path / "m.toml"
@@ -92,7 +91,7 @@ class BuildSwitch(Switch):
         )
 
 
-def _from_logs(tmp_path: Path, server: EndpointServer) -> Any:
+def _from_logs(tmp_path: Path, server: OpenAIServer) -> Any:
     """A coding build of the test logs into tmp_path/run and tmp_path/b.jsonl: one topic
     cluster, every word of the logs in the vocabulary (tier 1 keeps everything), no retry."""
     words = {w.lower() for log in LOGS for w in log.read_text().replace('"', " ").split()}
@@ -111,7 +110,7 @@ def test_build_exits_1_when_every_call_failed_and_a_rerun_asks_them_again(
     tmp_path: Path,
 ) -> None:
     switch, items = BuildSwitch(), tmp_path / "b.jsonl"
-    with EndpointServer(switch) as server:
+    with OpenAIServer(switch) as server:
         dead = _from_logs(tmp_path, server)
         assert dead.returncode == 1, (dead.stdout, dead.stderr)
         errors = [line for line in dead.stderr.splitlines() if "error" in line.lower()]
@@ -147,7 +146,7 @@ def test_build_exits_1_when_every_call_failed_and_a_rerun_asks_them_again(
 
 def test_a_build_whose_logs_yield_nothing_exits_2_even_with_a_dead_model(tmp_path: Path) -> None:
     run, items = tmp_path / "run", tmp_path / "b.jsonl"
-    with EndpointServer(BuildSwitch()) as server:  # dead, but never asked
+    with OpenAIServer(BuildSwitch()) as server:  # dead, but never asked
         args = ["build", *map(str, LOGS), "--domain", "math", "--k", "1", "--limit", "1"]
         out = ["--out", str(run), "--bench", str(items), "-m", f"openai:b@{server.base_url}"]
         result = run_cli(*args, *out)
@@ -161,7 +160,7 @@ def test_a_build_whose_logs_yield_nothing_exits_2_even_with_a_dead_model(tmp_pat
 def answered(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run whose responses are in (for the commands that read a run)."""
     run_dir = tmp_path_factory.mktemp("answered") / "run"
-    with EndpointServer() as server:
+    with OpenAIServer() as server:
         args = ["generate", str(EXAMPLES / "feedback-mini.jsonl"), "--out", str(run_dir)]
         assert run_cli(*args, "-m", f"openai:c@{server.base_url}").returncode == 0
     return run_dir
@@ -202,7 +201,7 @@ def test_every_command_that_calls_models_exits_1_when_all_its_calls_fail(
 ) -> None:
     run_dir = tmp_path / "run"
     shutil.copytree(answered, run_dir)
-    with EndpointServer(lambda body, headers: (401, {"error": {"message": "no"}})) as dead:
+    with OpenAIServer(lambda body, headers: (401, {"error": {"message": "no"}})) as dead:
         fields = {"ex": EXAMPLES, "out": tmp_path / "out", "run": run_dir}
         args = [arg.format(dead=f"openai:x@{dead.base_url}", **fields) for arg in COMMANDS[command]]
         result = run_cli(*args)

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from checkbench import api
+from checkbench.testing import OpenAIServer, deterministic
 from tests.conftest import EXAMPLE, ROOT, run_cli
-from tests.endpoint_server import EndpointServer, deterministic
 from tests.support.run_contents import stored
 
 pytest.importorskip("ray")
@@ -26,8 +26,8 @@ EXECUTOR = api.RayExecutor(workers=2, batch_size=4, chunk=30)
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[EndpointServer]:
-    with EndpointServer(answer=deterministic) as endpoint:
+def server() -> Iterator[OpenAIServer]:
+    with OpenAIServer(answer=deterministic) as endpoint:
         yield endpoint
 
 
@@ -48,7 +48,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(
-    bench: Path, server: EndpointServer, out: Path, executor: api.Executor
+    bench: Path, server: OpenAIServer, out: Path, executor: api.Executor
 ) -> list[api.StageSummary]:
     candidates = [f"openai:cand-{name}@{server.base_url}" for name in ("a", "b")]
     summaries, _ = api.run(
@@ -63,7 +63,7 @@ def _run(
 
 
 def test_ray_stores_what_the_local_executor_stores(
-    ray_cluster: str, server: EndpointServer, bench: Path, tmp_path: Path
+    ray_cluster: str, server: OpenAIServer, bench: Path, tmp_path: Path
 ) -> None:
     local = _run(bench, server, tmp_path / "local", "local")
     on_ray = _run(bench, server, tmp_path / "ray", EXECUTOR)
@@ -83,7 +83,7 @@ def test_ray_stores_what_the_local_executor_stores(
 
 
 def test_ray_dispatches_only_what_the_run_lacks(
-    ray_cluster: str, server: EndpointServer, bench: Path, tmp_path: Path
+    ray_cluster: str, server: OpenAIServer, bench: Path, tmp_path: Path
 ) -> None:
     lines = bench.read_text().splitlines(keepends=True)
     repeat = json.dumps({**json.loads(lines[0]), "id": "asked-again"}) + "\n"
@@ -104,7 +104,7 @@ def test_ray_dispatches_only_what_the_run_lacks(
 
 
 def test_samples_are_answered_on_ray_as_locally(
-    ray_cluster: str, server: EndpointServer, bench: Path, tmp_path: Path
+    ray_cluster: str, server: OpenAIServer, bench: Path, tmp_path: Path
 ) -> None:
     settings = api.GenerationSettings(samples=2, temperature=0.7)
     spec = f"openai:cand-a@{server.base_url}"
@@ -116,14 +116,14 @@ def test_samples_are_answered_on_ray_as_locally(
     assert stored(tmp_path / "ray") == expected
 
 
-def _alias_file(directory: Path, server: EndpointServer) -> None:
+def _alias_file(directory: Path, server: OpenAIServer) -> None:
     """./checkbench.toml naming the candidate `cand` on the server, for the CLI's commands."""
     models = f'[models.cand]\nmodel = "cand-a"\nbase_url = "{server.base_url}"\n'
     (directory / "checkbench.toml").write_text(models)
 
 
 def test_cli_joins_the_cluster_named_by_ray_address(
-    ray_cluster: str, server: EndpointServer, bench: Path, tmp_path: Path
+    ray_cluster: str, server: OpenAIServer, bench: Path, tmp_path: Path
 ) -> None:
     # the alias lives in ./checkbench.toml of the command's directory, which workers lack
     _alias_file(tmp_path, server)
@@ -138,7 +138,7 @@ def test_cli_joins_the_cluster_named_by_ray_address(
 
 
 def test_an_address_where_nothing_answers_is_one_line_at_once(
-    server: EndpointServer, bench: Path, tmp_path: Path
+    server: OpenAIServer, bench: Path, tmp_path: Path
 ) -> None:
     # Ray itself would retry such an address for minutes, logging as it goes
     _alias_file(tmp_path, server)

@@ -25,9 +25,8 @@ from checkbench.errors import InputError
 from checkbench.report.assemble import build_report
 from checkbench.schema import Response
 from checkbench.store import RunStore
+from checkbench.testing import OpenAIServer, completion, verdicts
 from tests.conftest import run_cli
-from tests.endpoint_server import EndpointServer, verdicts
-from tests.stub_server import completion
 
 SAMPLED = api.GenerationSettings(temperature=1.0, max_tokens=12)
 
@@ -152,7 +151,7 @@ def _percent(x: float) -> float:
 def test_scores_are_means_over_samples_of_the_stored_verdicts(tmp_path: Path) -> None:
     bench, run = _bench(tmp_path / "b.jsonl", 6, tags=True), tmp_path / "run"
     _judged_by_content.calls = 0  # type: ignore[attr-defined]
-    with EndpointServer(_judged_by_content) as server:
+    with OpenAIServer(_judged_by_content) as server:
         summaries, board = api.run(
             bench,
             [f"openai:c@{server.base_url}"],
@@ -210,7 +209,7 @@ UPDATE meta SET value = '3' WHERE key = 'schema_version';
 def test_a_v3_store_migrates_in_place_and_resumes_with_more_samples(tmp_path: Path) -> None:
     bench, run = _bench(tmp_path / "b.jsonl", 3), tmp_path / "run"
     db = run / "run.sqlite"
-    with EndpointServer() as server:
+    with OpenAIServer() as server:
         candidate, judge = f"openai:c@{server.base_url}", f"openai:j@{server.base_url}"
         settings = api.GenerationSettings(temperature=0.7)
         api.generate(bench, [candidate], run, settings=settings)

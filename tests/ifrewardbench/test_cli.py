@@ -27,9 +27,9 @@ from typing import Any
 
 import pytest
 
+from checkbench.testing import OpenAIServer, Reply, completion
 from tests.conftest import ROOT, run_cli
 from tests.ifrewardbench.test_dataset import RECORDS, TAU_R1, TAU_R3, _record, write_jsonl
-from tests.stub_server import Reply, StubServer, completion
 
 MINI = ROOT / "examples" / "ifrewardbench-mini.json"
 
@@ -201,7 +201,7 @@ ALWAYS_YES_AND_A = json.dumps(
 def scripted_run(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
     """A two-judge leaderboard on TINY (both paradigms); rerunning makes no new requests."""
     path, run_dir = tiny_file(tmp_path), tmp_path / "run"
-    with StubServer(default=Reply(body=completion(ALWAYS_YES_AND_A))) as server:
+    with OpenAIServer(Reply(body=completion(ALWAYS_YES_AND_A))) as server:
         args = ["meta", str(path), "--judge", "openai:alpha", "--judge", "openai:beta"]
         args += ["--paradigm", "both", "--base-url", server.base_url, "--out", str(run_dir)]
         board = _json(*args)

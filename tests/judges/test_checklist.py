@@ -20,7 +20,7 @@ from checkbench.schema import Check, Item, Message, Response
 from checkbench.steps.caller import Caller
 from checkbench.steps.model import StepModel
 from checkbench.store import RunStore
-from tests.stub_server import Reply, StubServer, completion
+from checkbench.testing import OpenAIServer, Reply, completion
 
 ITEM = Item(
     id="i1",
@@ -64,7 +64,9 @@ async def _judge(
     response: Response = RESPONSE,
 ):
     with (
-        StubServer(script, Reply(status=400, body={"error": "script exhausted"})) as server,
+        OpenAIServer(
+            Reply(status=400, body={"error": "script exhausted"}), script=script
+        ) as server,
         RunStore(tmp_path) as store,
     ):
         backend = OpenAIBackend("judge", base_url=server.base_url)

@@ -19,9 +19,9 @@ from checkbench.judges.pairwise import SHOWN, PairAnswer
 from checkbench.llm import ModelOptions
 from checkbench.schema import PairVerdict, Winner
 from checkbench.steps.answers import Unusable, parse_answer
+from checkbench.testing import CANNED, OpenAIServer, Reply, completion
 from tests.ifrewardbench.test_cli import tiny_file
 from tests.ifrewardbench.test_dataset import RECORDS, _record, write_jsonl
-from tests.stub_server import Reply, StubServer, completion
 
 # ------------------------------------------------------------------------------ parsing
 
@@ -174,7 +174,7 @@ def test_malformed_answers_are_reasked_then_counted_unscored(tmp_path: Path) -> 
         *[Reply(body=completion('{"reason": "cut off')) for _ in range(3)],
     ]
     settings = MetaSettings(paradigm="pairwise", b=50)
-    with StubServer(script) as server:
+    with OpenAIServer(CANNED, script=script) as server:
         options = ModelOptions(base_url=server.base_url, concurrency=1)
         run = api.meta_run(
             path, ["openai:stub"], settings=settings, run_dir=run_dir, options=options
@@ -233,7 +233,7 @@ def test_edge_scope_judges_only_the_pairs_of_the_graph(tmp_path: Path) -> None:
     path = tiny_file(tmp_path)  # instruction 1: 3 responses but edges 0>1 and 0>2 only
     settings = MetaSettings(paradigm="pairwise", pairs="edges", method="elo", b=20)
     reply = Reply(body=completion('{"reason": "first", "winner": "A"}'))
-    with StubServer(default=reply) as server:
+    with OpenAIServer(reply) as server:
         options = ModelOptions(base_url=server.base_url)
         [result] = api.meta_run(
             path, ["openai:stub"], settings=settings, run_dir=tmp_path / "run", options=options

@@ -14,8 +14,8 @@ from checkbench.cli.render import usage_table
 from checkbench.llm import ModelOptions
 from checkbench.steps.caller import LIMITS_META
 from checkbench.store import RunStore
+from checkbench.testing import ServerProcess
 from tests.llm.test_endpoints import bench
-from tests.rate_limited_server import RateLimitedServer
 
 CAPACITY = 6
 ITEMS = 200
@@ -26,7 +26,7 @@ def test_limits_settle_near_the_servers_capacity_and_every_item_is_answered(
 ) -> None:
     items = bench(tmp_path / "b.jsonl", ITEMS)
     run = tmp_path / "run"
-    with RateLimitedServer(CAPACITY, delay_s=0.03) as server:
+    with ServerProcess("--capacity", str(CAPACITY), "--delay-ms", "30") as server:
         models = tmp_path / "models.toml"
         entry = f'base_url = "{server.base_url}"\nmax_concurrency = 32\nretries = 20\n'
         models.write_text(

@@ -1,5 +1,5 @@
 """`--batch`: generation and judging through the OpenAI Batch API of a local server that
-implements it (tests/batch_server.py), resumable across a SIGKILL, priced at the batch rate."""
+implements it (checkbench.testing), resumable across a SIGKILL, priced at the batch rate."""
 
 from __future__ import annotations
 
@@ -22,9 +22,8 @@ from checkbench.llm.models_file import Price, parse_price
 from checkbench.llm.openai_compat import OpenAIBackend
 from checkbench.steps.pool import run_pool
 from checkbench.store import RunStore
-from tests.batch_server import Answer, BatchServer, echo_answer
+from checkbench.testing import Answer, BatchSettings, OpenAIServer, completion, echo_answer
 from tests.conftest import ROOT, run_cli
-from tests.stub_server import completion
 
 KEY = "sk-batch-test-0123456789abcdef"
 POLL = ["--batch", "--batch-poll", "0.001"]
@@ -63,13 +62,13 @@ def test_a_batch_in_progress_for_some_polls_answers_every_call_at_the_batch_pric
     tmp_path: Path,
 ) -> None:
     questions = ["what is two plus two", "name a colour", "what is two plus two"]
-    with BatchServer(polls_in_progress=3) as server:
+    with OpenAIServer(echo_answer, batch=BatchSettings(polls_in_progress=3)) as server:
         spec = f"openai:m@{server.base_url}"
         summary = api.generate(
             bench(tmp_path / "b.jsonl", questions), [spec], tmp_path / "run", options=options()
         )
     assert summary.called == 3 and summary.failed_calls == 0
-    (batch,) = server.batches.values()
+    (batch,) = server.batch.batches.values()
     assert batch.status == "completed" and batch.polls == 4  # three in progress, then done
     # the identical question went out once (custom ids must be unique in a batch)
     assert sorted(line["body"]["messages"][0]["content"] for line in batch.lines) == sorted(
@@ -90,10 +89,10 @@ def test_a_batch_in_progress_for_some_polls_answers_every_call_at_the_batch_pric
     assert record["state"] == "completed" and record["results"] == 2
 
 
-def fail_second(body: dict) -> Answer:
+def fail_second(body: dict, headers: dict) -> Answer:
     if body["messages"][-1]["content"] == "question 1":
         return 500, {"error": {"message": "server overloaded"}}
-    return echo_answer(body)
+    return echo_answer(body, headers)
 
 
 def test_errors_in_the_error_file_are_failed_calls_that_a_rerun_sends_again(
@@ -101,14 +100,17 @@ def test_errors_in_the_error_file_are_failed_calls_that_a_rerun_sends_again(
 ) -> None:
     questions = ["question 0", "question 1", "question 2"]
     path, run_dir = bench(tmp_path / "b.jsonl", questions), tmp_path / "run"
-    with BatchServer(answer=fail_second) as server:
+    with OpenAIServer(answer=fail_second) as server:
         spec = f"openai:m@{server.base_url}"
         first = api.generate(path, [spec], run_dir, options=options())
         server.answer = echo_answer
         second = api.generate(path, [spec], run_dir, options=options())
     assert (first.called, first.failed_calls, second.called, second.failed_calls) == (3, 1, 1, 0)
-    assert [batch.error_file_id is not None for batch in server.batches.values()] == [True, False]
-    (retried,) = list(server.batches.values())[1].lines
+    assert [batch.error_file_id is not None for batch in server.batch.batches.values()] == [
+        True,
+        False,
+    ]
+    (retried,) = list(server.batch.batches.values())[1].lines
     assert retried["body"]["messages"][0]["content"] == "question 1"
     with sqlite3.connect(run_dir / "run.sqlite") as db:
         (failed,) = db.execute("SELECT error FROM calls WHERE status = 'error'")
@@ -122,7 +124,9 @@ def test_errors_in_the_error_file_are_failed_calls_that_a_rerun_sends_again(
 
 def test_an_expired_batch_answers_what_it_finished_and_fails_the_rest(tmp_path: Path) -> None:
     questions = ["question 0", "question 1", "question 2"]
-    with BatchServer(final_status="expired", keep_on_expiry=1) as server:
+    with OpenAIServer(
+        echo_answer, batch=BatchSettings(final_status="expired", keep_on_expiry=1)
+    ) as server:
         summary = api.generate(
             bench(tmp_path / "b.jsonl", questions),
             [f"openai:m@{server.base_url}"],
@@ -154,7 +158,7 @@ def test_a_refused_key_fails_every_call_and_says_so_without_the_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong-key-0000000000")
-    with BatchServer(api_key=KEY) as server:
+    with OpenAIServer(echo_answer, api_key=KEY) as server:
         summary = api.generate(
             bench(tmp_path / "b.jsonl", ["question 0", "question 1"]),
             [f"openai:m@{server.base_url}"],
@@ -171,7 +175,7 @@ def test_a_refused_key_fails_every_call_and_says_so_without_the_key(
 def test_generate_judge_and_run_with_batch_keep_the_key_out(tmp_path: Path) -> None:
     path = bench(tmp_path / "b.jsonl", ["question 0", "question 1"])
     env = {**ENV, "BATCH_KEY": KEY}
-    with BatchServer(api_key=KEY) as server:
+    with OpenAIServer(echo_answer, api_key=KEY) as server:
         spec = ["-m", f"openai:m@{server.base_url}", "--api-key-env", "BATCH_KEY", *POLL]
         judge = ["-j", f"openai:j@{server.base_url}"]
         outputs = [
@@ -183,7 +187,8 @@ def test_generate_judge_and_run_with_batch_keep_the_key_out(tmp_path: Path) -> N
         assert result.returncode == 0, result.stderr
         assert KEY not in result.stdout + result.stderr
     kinds = [
-        ("response_format" in b.lines[0]["body"], len(b.lines)) for b in server.batches.values()
+        ("response_format" in b.lines[0]["body"], len(b.lines))
+        for b in server.batch.batches.values()
     ]
     assert kinds == [(False, 2), (True, 2), (False, 2), (True, 2)]
     for run_dir in ("run", "all"):
@@ -197,7 +202,7 @@ def test_generate_judge_and_run_with_batch_keep_the_key_out(tmp_path: Path) -> N
 
 def test_a_killed_run_picks_up_its_batch_instead_of_submitting_again(tmp_path: Path) -> None:
     path = bench(tmp_path / "b.jsonl", [f"question {n}" for n in range(4)])
-    with BatchServer(held=True) as server:
+    with OpenAIServer(echo_answer, batch=BatchSettings(held=True)) as server:
         spec = f"openai:m@{server.base_url}"
         args = ["generate", str(path), "-o", "killed", "-m", spec, *POLL]
         proc = subprocess.Popen(
@@ -208,18 +213,20 @@ def test_a_killed_run_picks_up_its_batch_instead_of_submitting_again(tmp_path: P
             stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + 60  # the journal is written before the first poll
-        while not any(b.polls for b in server.batches.values()) and time.monotonic() < deadline:
+        while (
+            not any(b.polls for b in server.batch.batches.values()) and time.monotonic() < deadline
+        ):
             time.sleep(0.02)
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=30)
         (submitted,) = journal(tmp_path / "killed").values()
         assert submitted["state"] == "submitted" and len(submitted["requests"]) == 4
-        server.held = False
+        server.batch.settings.held = False
         rerun = run_cli(*args, env=ENV, cwd=tmp_path)
-        uploads = len(server.files)
+        uploads = len(server.batch.files)
         api.generate(path, [spec], tmp_path / "whole", options=options())
     assert rerun.returncode == 0, rerun.stderr
-    assert list(server.batches) == ["batch_0", "batch_1"]  # the rerun submitted nothing
+    assert list(server.batch.batches) == ["batch_0", "batch_1"]  # the rerun submitted nothing
     assert uploads == 2  # the killed run's input file and the batch's output file
     (record,) = journal(tmp_path / "killed").values()
     assert (record["state"], record["results"]) == ("completed", 4) and "requests" not in record
@@ -233,10 +240,10 @@ def test_a_killed_run_picks_up_its_batch_instead_of_submitting_again(tmp_path: P
 
 
 def test_a_batch_answer_that_is_not_a_completion_is_a_failed_call(tmp_path: Path) -> None:
-    def broken(body: dict) -> Answer:
+    def broken(body: dict, _headers: dict) -> Answer:
         return 200, {"choices": []} if "1" in body["messages"][0]["content"] else completion()
 
-    with BatchServer(answer=broken) as server:
+    with OpenAIServer(answer=broken) as server:
         summary = api.generate(
             bench(tmp_path / "b.jsonl", ["question 0", "question 1"]),
             [f"openai:m@{server.base_url}"],

@@ -16,9 +16,8 @@ from checkbench.llm.models_file import load_models_file
 from checkbench.schema import Message
 from checkbench.steps.caller import Caller
 from checkbench.store import RunStore
+from checkbench.testing import OpenAIServer, completion, default_answer, verdicts
 from tests.conftest import run_cli
-from tests.endpoint_server import EndpointServer, default_answer, verdicts
-from tests.stub_server import completion
 
 
 def bench(path: Path, n: int = 3) -> Path:
@@ -84,7 +83,7 @@ def test_inline_spec_and_alias_resolve_to_their_own_endpoints(tmp_path: Path) ->
 def test_candidates_and_judge_reach_their_own_endpoints(tmp_path: Path) -> None:
     """The common set-up: candidates on a local server (named in ./checkbench.toml), the judge
     on another endpoint given inline."""
-    with EndpointServer() as local, EndpointServer() as hosted:
+    with OpenAIServer() as local, OpenAIServer() as hosted:
         (tmp_path / "checkbench.toml").write_text(
             f'[models.cand]\nmodel = "served-model"\nbase_url = "{local.base_url}"\n'
         )
@@ -95,10 +94,10 @@ def test_candidates_and_judge_reach_their_own_endpoints(tmp_path: Path) -> None:
         judged = run_cli("judge", "run", "-j", judge, cwd=tmp_path)
         assert judged.returncode == 0, judged.stderr
     assert len(local.requests) == 3 and len(hosted.requests) == 3
-    assert {b["model"] for b in local.bodies()} == {"served-model"}
-    assert all("response_format" not in b for b in local.bodies())
-    assert {b["model"] for b in hosted.bodies()} == {"judge-model"}
-    assert all("response_format" in b for b in hosted.bodies())
+    assert {b["model"] for b in local.requests} == {"served-model"}
+    assert all("response_format" not in b for b in local.requests)
+    assert {b["model"] for b in hosted.requests} == {"judge-model"}
+    assert all("response_format" in b for b in hosted.requests)
     assert "cand" in result.stdout  # the alias names the candidate in the tables
     with RunStore.existing(tmp_path / "run") as store:
         assert store.models() == ["cand"]
@@ -109,7 +108,7 @@ SCHEMA = {"type": "object", "properties": {"c1": {"type": "object"}}}
 REQUEST = ChatRequest(messages=(Message(role="user", content="judge"),), json_schema=SCHEMA)
 
 
-async def _ask(tmp_path: Path, server: EndpointServer, n: int, **options: object) -> Caller:
+async def _ask(tmp_path: Path, server: OpenAIServer, n: int, **options: object) -> Caller:
     with RunStore(tmp_path) as store:
         backend = open_backend(f"openai:j@{server.base_url}", ModelOptions(**options))  # type: ignore[arg-type]
         caller = Caller(store)
@@ -128,9 +127,9 @@ async def test_json_schema_refused_with_a_4xx_falls_back_once_per_endpoint(
             return 400, {"error": "response_format json_schema is not supported"}
         return default_answer(body, headers)
 
-    with caplog.at_level(logging.WARNING, "checkbench"), EndpointServer(refuse) as server:
+    with caplog.at_level(logging.WARNING, "checkbench"), OpenAIServer(refuse) as server:
         caller = await _ask(tmp_path, server, 4)
-    formats = [b["response_format"]["type"] for b in server.bodies()]
+    formats = [b["response_format"]["type"] for b in server.requests]
     assert formats == ["json_schema", "json_object", "json_object", "json_object", "json_object"]
     assert caller.counters.errors == 0
     warnings = [r.getMessage() for r in caplog.records if "refused json_schema" in r.getMessage()]
@@ -146,9 +145,9 @@ async def test_a_transient_500_never_switches_the_json_mode(tmp_path: Path) -> N
             return 500, {"error": "internal error"}
         return 200, completion(verdicts(body))
 
-    with EndpointServer(fail_once) as server:
+    with OpenAIServer(fail_once) as server:
         caller = await _ask(tmp_path, server, 5)
-    assert {b["response_format"]["type"] for b in server.bodies()} == {"json_schema"}
+    assert {b["response_format"]["type"] for b in server.requests} == {"json_schema"}
     assert len(server.requests) == 6 and caller.counters.retries == 1
 
 
@@ -165,7 +164,7 @@ def test_retries_and_timeouts_are_options_counted_in_the_store_and_summary(
             return 503, {"error": "busy"}
         return default_answer(body, headers)
 
-    with EndpointServer(slow_then_fast) as server:
+    with OpenAIServer(slow_then_fast) as server:
         args = ["generate", str(bench(tmp_path / "b.jsonl", 1)), "-o", "run"]
         args += ["-m", f"openai:m@{server.base_url}", "--timeout", "0.5", "--retries", "2"]
         result = run_cli(*args, cwd=tmp_path)
@@ -176,7 +175,7 @@ def test_retries_and_timeouts_are_options_counted_in_the_store_and_summary(
     assert row == [("ok", 3, 1)]
     line = next(x for x in result.stdout.splitlines() if x.strip().startswith("candidate"))
     assert line.split()[1:5] == ["1", "2", "1", "0"]  # calls, retries, timeouts, failed
-    with EndpointServer(slow_then_fast) as server:
+    with OpenAIServer(slow_then_fast) as server:
         seen.clear()
         args[-5] = f"openai:m@{server.base_url}"
         args[-1] = "0"  # no retries: the timed-out attempt is the only one

@@ -13,18 +13,18 @@ from checkbench.llm.retry import RetryPolicy
 from checkbench.schema import Message
 from checkbench.steps.caller import Caller
 from checkbench.store import RunStore
+from checkbench.testing import CANNED, OpenAIServer, Reply, completion
 from tests.conftest import free_port
-from tests.stub_server import Reply, StubServer, completion
 
 FAST = RetryPolicy(attempts=4, base_s=0.01, cap_s=0.05)
 REQUEST = ChatRequest(messages=(Message(role="user", content="hi"),), max_tokens=5)
 
 
-def _backend(server: StubServer, **kwargs: object) -> OpenAIBackend:
+def _backend(server: OpenAIServer, **kwargs: object) -> OpenAIBackend:
     return OpenAIBackend("stub", base_url=server.base_url, **kwargs)  # type: ignore[arg-type]
 
 
-async def _call(server: StubServer, store: RunStore, **kwargs: object):
+async def _call(server: OpenAIServer, store: RunStore, **kwargs: object):
     backend = _backend(server, **kwargs)
     try:
         return await Caller(store, policy=FAST).call(backend, REQUEST, role="candidate")
@@ -34,7 +34,10 @@ async def _call(server: StubServer, store: RunStore, **kwargs: object):
 
 async def test_429_waits_for_retry_after_then_succeeds(tmp_path: Path) -> None:
     script = [Reply(status=429, body={"error": "slow down"}, headers={"Retry-After": "0.3"})]
-    with StubServer(script, Reply(body=completion("fine"))) as server, RunStore(tmp_path) as store:
+    with (
+        OpenAIServer(Reply(body=completion("fine")), script=script) as server,
+        RunStore(tmp_path) as store,
+    ):
         start = time.perf_counter()
         outcome = await _call(server, store)
         assert time.perf_counter() - start >= 0.3
@@ -45,7 +48,7 @@ async def test_429_waits_for_retry_after_then_succeeds(tmp_path: Path) -> None:
 async def test_5xx_and_malformed_bodies_are_retried(tmp_path: Path) -> None:
     script = [Reply(status=500, body=b"boom"), Reply(body=b"not json"), Reply(body={"choices": []})]
     with (
-        StubServer(script, Reply(body=completion("ok", 11, 2))) as server,
+        OpenAIServer(Reply(body=completion("ok", 11, 2)), script=script) as server,
         RunStore(tmp_path) as store,
     ):
         outcome = await _call(server, store)
@@ -59,7 +62,7 @@ async def test_5xx_and_malformed_bodies_are_retried(tmp_path: Path) -> None:
 
 async def test_4xx_is_not_retried_and_is_recorded_as_failed(tmp_path: Path) -> None:
     with (
-        StubServer([Reply(status=401, body={"error": "bad key"})]) as server,
+        OpenAIServer(CANNED, script=[Reply(status=401, body={"error": "bad key"})]) as server,
         RunStore(tmp_path) as store,
     ):
         outcome = await _call(server, store)
@@ -71,14 +74,17 @@ async def test_4xx_is_not_retried_and_is_recorded_as_failed(tmp_path: Path) -> N
 
 async def test_timeouts_and_dropped_connections_are_retried(tmp_path: Path) -> None:
     script = [Reply(delay_s=2.0), Reply(hang_up=True)]
-    with StubServer(script, Reply(body=completion("late"))) as server, RunStore(tmp_path) as store:
+    with (
+        OpenAIServer(Reply(body=completion("late")), script=script) as server,
+        RunStore(tmp_path) as store,
+    ):
         outcome = await _call(server, store, timeout_s=0.5)
     assert outcome.result is not None and outcome.result.content == "late"
     assert len(server.requests) == 3
 
 
 async def test_gives_up_after_the_retry_budget(tmp_path: Path) -> None:
-    with StubServer(default=Reply(status=503, body=b"down")) as server, RunStore(tmp_path) as store:
+    with OpenAIServer(Reply(status=503, body=b"down")) as server, RunStore(tmp_path) as store:
         outcome = await _call(server, store)
     assert outcome.result is None and "HTTP 503" in (outcome.error or "")
     assert len(server.requests) == FAST.attempts
@@ -87,8 +93,8 @@ async def test_gives_up_after_the_retry_budget(tmp_path: Path) -> None:
 async def test_json_schema_falls_back_to_json_object_once(tmp_path: Path) -> None:
     schema = {"type": "object", "properties": {"a": {"type": "string"}}}
     request = REQUEST.model_copy(update={"json_schema": schema})
-    with StubServer(
-        [Reply(status=400, body=b"response_format json_schema is not supported")]
+    with OpenAIServer(
+        CANNED, script=[Reply(status=400, body=b"response_format json_schema is not supported")]
     ) as server:
         backend = _backend(server)
         await backend.chat(request)
@@ -103,7 +109,7 @@ async def test_api_key_comes_from_the_named_environment_variable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MY_SECRET_KEY", "sk-test-123")
-    with StubServer() as server, RunStore(tmp_path) as store:
+    with OpenAIServer(CANNED) as server, RunStore(tmp_path) as store:
         backend = _backend(server, api_key_env="MY_SECRET_KEY")
         await Caller(store).call(backend, REQUEST, role="judge")
         await backend.aclose()

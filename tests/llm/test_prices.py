@@ -16,11 +16,10 @@ from playwright.sync_api import Browser
 from checkbench.errors import InputError
 from checkbench.llm.models_file import Price, load_models_file, parse_price, parse_prices
 from checkbench.store import RunStore, UsageRow
+from checkbench.testing import OpenAIServer, completion, verdicts
 from tests.conftest import run_cli
-from tests.endpoint_server import EndpointServer, verdicts
 from tests.llm.test_endpoints import bench
 from tests.report.test_browser import browser, open_page, visit
-from tests.stub_server import completion
 
 __all__ = ["browser"]  # the fixture, shared with the browser tests
 
@@ -110,7 +109,7 @@ def priced(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp_path = tmp_path_factory.mktemp("priced")
     items = bench(tmp_path / "b.jsonl", 3)
     run_dir = tmp_path / "run"
-    with EndpointServer(_answer) as server:
+    with OpenAIServer(_answer) as server:
         models = _models_file(tmp_path / "m.toml", server.base_url, "{ input = 1, output = 2 }")
         args = ["run", str(items), "--out", str(run_dir), "-m", "cand", "--judge", "jdg"]
         result = run_cli(*args, "--models", str(models), env={"PRICE_KEY": KEY})
@@ -168,7 +167,7 @@ def test_two_models_under_one_alias_keep_their_own_prices(tmp_path: Path) -> Non
     the price it had, and a rerun with a changed price reprices that model only."""
     items = bench(tmp_path / "b.jsonl", 2)
     run_dir = tmp_path / "run"
-    with EndpointServer(_answer) as a, EndpointServer(_answer) as b:
+    with OpenAIServer(_answer) as a, OpenAIServer(_answer) as b:
         for url, price in ((a.base_url, "1"), (b.base_url, "7"), (a.base_url, "2")):
             models = _models_file(tmp_path / "m.toml", url, f"{{ input = {price}, output = 0 }}")
             args = ["generate", str(items), "--out", str(run_dir), "-m", "cand"]

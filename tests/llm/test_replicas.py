@@ -14,10 +14,9 @@ from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
 from checkbench.llm.models_file import load_models_file
 from checkbench.store import RunStore
+from checkbench.testing import Answer, OpenAIServer, completion, verdicts
 from tests.conftest import free_port
-from tests.endpoint_server import Answer, EndpointServer, verdicts
 from tests.llm.test_endpoints import bench
-from tests.stub_server import completion
 
 ITEMS = 24
 
@@ -56,7 +55,7 @@ def test_calls_spread_over_healthy_replicas_and_the_run_resumes_on_others(
 ) -> None:
     items = bench(tmp_path / "b.jsonl", ITEMS)
     refused = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
-    with EndpointServer(echo) as a, EndpointServer(echo) as b, EndpointServer(broken) as bad:
+    with OpenAIServer(echo) as a, OpenAIServer(echo) as b, OpenAIServer(broken) as bad:
         options = _models(
             tmp_path / "replicas.toml", [bad.base_url, a.base_url, refused, b.base_url]
         )

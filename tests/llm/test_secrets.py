@@ -8,10 +8,9 @@ import sqlite3
 from pathlib import Path
 
 from checkbench.llm.redact import REDACTED, redact, register_secret
+from checkbench.testing import OpenAIServer, completion
 from tests.conftest import run_cli
-from tests.endpoint_server import EndpointServer
 from tests.llm.test_endpoints import bench
-from tests.stub_server import completion
 
 KEY = "sk-echo-test-0123456789abcdef"
 
@@ -32,7 +31,7 @@ def echo(body: dict, headers: dict[str, str]) -> tuple[int, object]:
 
 def test_an_echoing_endpoint_leaks_the_key_nowhere(tmp_path: Path) -> None:
     env = {"ECHO_KEY": KEY}
-    with EndpointServer(echo) as server:
+    with OpenAIServer(echo) as server:
         spec = f"openai:echo@{server.base_url}"
         key = ["--api-key-env", "ECHO_KEY"]
         outputs = [
@@ -51,7 +50,7 @@ def test_an_echoing_endpoint_leaks_the_key_nowhere(tmp_path: Path) -> None:
             run_cli("report", "run", env=env, cwd=tmp_path),
         ]
     # the server did receive the key, and echoed it
-    assert all(h["Authorization"] == f"Bearer {KEY}" for _, h in server.requests)
+    assert all(h["Authorization"] == f"Bearer {KEY}" for h in server.headers)
     for result in outputs:
         assert result.returncode == 0, result.stderr
         assert KEY not in result.stdout + result.stderr

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
+from checkbench.testing import OpenAIServer, Reply, completion
 from tests.conftest import ROOT, run_cli
 from tests.report.report_layout_runs import CODE_RESPONSE
 from tests.report.test_browser import browser, open_page, visit
 from tests.report.test_layout import WIDTHS, layout_problems, report_of
-from tests.stub_server import Reply, StubServer, completion
 
 __all__ = ["browser"]  # the fixture, shared with the other browser tests
 
@@ -42,7 +42,7 @@ def meta_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source, run_dir = tmp / "ifrb.json", tmp / "meta"
     source.write_text(json.dumps(records), encoding="utf-8")
     judges = [arg for judge in JUDGES for arg in ("--judge", judge)]
-    with StubServer(default=Reply(body=completion(VERDICTS))) as server:
+    with OpenAIServer(Reply(body=completion(VERDICTS))) as server:
         args = ["meta", str(source), *judges, "--paradigm", "both", "--out", str(run_dir)]
         result = run_cli(*args, "--base-url", server.base_url)
     assert result.returncode == 0, result.stderr

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend
-from tests.stub_server import Reply, StubServer, completion
+from checkbench.testing import OpenAIServer, Reply, completion
 
 T = TypeVar("T")
 
@@ -20,7 +20,7 @@ def answer(value: object) -> Reply:
 
 
 def run_on_stub(
-    server: StubServer, stage: Callable[[ChatBackend], Awaitable[T]], name: str = "stub"
+    server: OpenAIServer, stage: Callable[[ChatBackend], Awaitable[T]], name: str = "stub"
 ) -> T:
     """Run `stage(backend)` with an `openai:NAME` backend on the stub, one request at a time."""
     backend = open_backend(f"openai:{name}", ModelOptions(base_url=server.base_url, concurrency=1))

@@ -26,9 +26,9 @@ from checkbench.scan.paths import TaxonomyError
 from checkbench.scan.tree import Node, Taxonomy, load_taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
+from checkbench.testing import OpenAIServer, Reply, completion
 from tests.conftest import run_cli
 from tests.scan.scan_stub import answer, run_on_stub
-from tests.stub_server import Reply, StubServer, completion
 
 SEED = Taxonomy(
     name="seed",
@@ -48,7 +48,7 @@ SETTINGS = TaxBuilderSettings(max_tags=1, reasks=2)
 MERGE_INTO_ITSELF = {"action": "merge", "node": "testing", "into": "testing"}
 
 
-def _build(server: StubServer, run_dir: Path) -> TaxBuildResult:
+def _build(server: OpenAIServer, run_dir: Path) -> TaxBuildResult:
     with RunStore(run_dir) as store:
         return run_on_stub(
             server, lambda b: build_taxonomy(store, b, [QUERY], seed=SEED, settings=SETTINGS)
@@ -73,7 +73,7 @@ def test_malformed_answers_are_reasked_and_an_invalid_refinement_is_recorded_not
         answer({"reason": "r", "choice": "add here"}),
         answer({"reason": "same", "decision": MERGE_INTO_ITSELF}),
     ]  # fmt: skip
-    with StubServer(script, Reply(body=completion("unexpected"))) as server:
+    with OpenAIServer(Reply(body=completion("unexpected")), script=script) as server:
         result = _build(server, tmp_path)
         requests = list(server.requests)
     assert len(requests) == len(script)
@@ -114,7 +114,7 @@ def test_exhausted_reasks_fail_the_insertion_and_a_rebuild_replays_without_calls
             {"name": "runtime errors", "description": "Crashes."},
             {"name": "logic errors", "description": "Wrong results."}]}}),
     ]  # fmt: skip
-    with StubServer(script, Reply(body=completion("unexpected"))) as server:
+    with OpenAIServer(Reply(body=completion("unexpected")), script=script) as server:
         first = _build(server, tmp_path)
         calls = len(server.requests)
         again = _build(server, tmp_path)
@@ -133,7 +133,7 @@ def test_exhausted_reasks_fail_the_insertion_and_a_rebuild_replays_without_calls
 
 def test_a_run_directory_refuses_another_seed(tmp_path: Path) -> None:
     script = [answer({"tags": [{"name": "parsing", "description": "y"}]})]
-    with StubServer(script, Reply(body=completion("{}"))) as server:
+    with OpenAIServer(Reply(body=completion("{}")), script=script) as server:
         _build(server, tmp_path)
         other = SEED.add_child("", "writing")
         with RunStore(tmp_path) as store, pytest.raises(InputError, match="another seed"):

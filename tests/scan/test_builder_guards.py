@@ -13,8 +13,8 @@ from checkbench.scan.builder.names import NOT_A_NAME, capability_name, not_copie
 from checkbench.scan.tree import Node, Taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
+from checkbench.testing import OpenAIServer, Reply, completion
 from tests.scan.scan_stub import answer, run_on_stub
-from tests.stub_server import Reply, StubServer, completion
 
 QUERY = Item(
     id="q1",
@@ -46,7 +46,7 @@ SEED = Taxonomy(
 UNEXPECTED = Reply(body=completion("unexpected"))
 
 
-def _build(server: StubServer, run_dir: Path, **settings: object) -> TaxBuildResult:
+def _build(server: OpenAIServer, run_dir: Path, **settings: object) -> TaxBuildResult:
     chosen = TaxBuilderSettings(max_tags=1, reasks=2, refine=False, **settings)  # type: ignore[arg-type]
     with RunStore(run_dir) as store:
         return run_on_stub(
@@ -68,7 +68,7 @@ def _last_user(request: dict) -> str:
 
 def test_fragment_tags_are_refused_and_reasked_with_the_reason(tmp_path: Path) -> None:
     script = [*_tags("mysettings.json", "kannst du", "settings file repair"), *_pick("a", "exists")]
-    with StubServer(script, UNEXPECTED) as server:
+    with OpenAIServer(UNEXPECTED, script=script) as server:
         result = _build(server, tmp_path)
         requests = list(server.requests)
     assert len(requests) == len(script)
@@ -79,7 +79,7 @@ def test_fragment_tags_are_refused_and_reasked_with_the_reason(tmp_path: Path) -
 
 
 def test_a_tag_that_stays_a_fragment_fails_its_extraction_and_is_counted(tmp_path: Path) -> None:
-    with StubServer(_tags("excel", "1.1.", "a"), UNEXPECTED) as server:
+    with OpenAIServer(UNEXPECTED, script=_tags("excel", "1.1.", "a")) as server:
         result = _build(server, tmp_path)
     assert result.report.extraction_failed == 1 and result.report.tags == 0
     assert result.report.failures["tag"] == {NOT_A_NAME: 1}
@@ -116,7 +116,7 @@ def test_insertion_stops_at_the_depth_limit_and_shows_the_siblings(tmp_path: Pat
     # The model descends as far as it can, then tries "add here" at a/b/c/d (level 4, the
     # limit), which is no choice there; re-asked, it adds the tag beside d.
     script = [*_tags("settings file repair"), *_pick("a", "b", "c", "d", "add here", "add beside")]
-    with StubServer(script, UNEXPECTED) as server:
+    with OpenAIServer(UNEXPECTED, script=script) as server:
         result = _build(server, tmp_path, max_depth=4)
         requests = list(server.requests)
     assert len(requests) == len(script)
@@ -138,7 +138,7 @@ def test_insertion_stops_at_the_depth_limit_and_shows_the_siblings(tmp_path: Pat
 
 def test_a_shallower_limit_offers_no_level_below_it(tmp_path: Path) -> None:
     script = [*_tags("settings file repair"), *_pick("a", "b", "exists")]
-    with StubServer(script, UNEXPECTED) as server:
+    with OpenAIServer(UNEXPECTED, script=script) as server:
         _build(server, tmp_path, max_depth=2)
         requests = list(server.requests)
     enum = requests[-1]["response_format"]["json_schema"]["schema"]["properties"]["choice"]
@@ -155,7 +155,7 @@ def test_invalid_json_and_refusals_are_counted_per_step_and_cause(tmp_path: Path
         answer({"reason": "r", "decision": deeper}),
         answer({"reason": "r", "decision": {"action": "keep"}}),
     ]  # fmt: skip
-    with StubServer(script, UNEXPECTED) as server, RunStore(tmp_path) as store:
+    with OpenAIServer(UNEXPECTED, script=script) as server, RunStore(tmp_path) as store:
         settings = TaxBuilderSettings(max_tags=1, reasks=2, max_depth=4)
         result = run_on_stub(
             server, lambda b: build_taxonomy(store, b, [QUERY], seed=SEED, settings=settings)

@@ -27,9 +27,9 @@ from checkbench.schema import Item, Message, PairVerdict, Response
 from checkbench.stats.preference import two_order_prefer
 from checkbench.steps.answers import Unusable, parse_answer
 from checkbench.store import RunStore
+from checkbench.testing import OpenAIServer, Reply, completion
 from tests.conftest import run_cli
 from tests.scan.scan_stub import answer, run_on_stub
-from tests.stub_server import Reply, StubServer, completion
 
 
 @pytest.mark.parametrize(
@@ -153,7 +153,7 @@ SCRIPT = [
 ]  # fmt: skip
 
 
-def _pc2(server: StubServer, run_dir: Path, preferences: list[HumanPreference]) -> PC2Result:
+def _pc2(server: OpenAIServer, run_dir: Path, preferences: list[HumanPreference]) -> PC2Result:
     with RunStore(run_dir) as store:
         return run_on_stub(
             server,
@@ -165,7 +165,7 @@ def _pc2(server: StubServer, run_dir: Path, preferences: list[HumanPreference]) 
 
 def test_scripted_pc2_grades_both_ways_and_agrees_with_the_human(tmp_path: Path) -> None:
     _run_store(tmp_path)
-    with StubServer(SCRIPT, Reply(body=completion("unexpected"))) as server:
+    with OpenAIServer(Reply(body=completion("unexpected")), script=SCRIPT) as server:
         result = _pc2(server, tmp_path, [PREFERENCE])
         requests = list(server.requests)
         again = _pc2(server, tmp_path, [PREFERENCE])
@@ -198,7 +198,7 @@ def test_unusable_grades_are_unscored_and_asked_again_on_a_rerun(tmp_path: Path)
     script = [*SCRIPT[:3], bad_scores, bad_scores, bad_scores]
     settings = PC2Settings(mode="pointwise", reasks=2)
     fallback = Reply(body=completion("still not json"))
-    with StubServer(script, fallback) as server, RunStore(tmp_path) as store:
+    with OpenAIServer(fallback, script=script) as server, RunStore(tmp_path) as store:
         result = run_on_stub(server, lambda j: pc2_evaluate(store, j, [j], settings=settings))
         stored = store.records(CRITERIA_KIND)
         calls = len(server.requests)

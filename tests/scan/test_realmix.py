@@ -14,9 +14,9 @@ from checkbench.scan.realmix import META_KEY, MixResult, MixSettings, realmix
 from checkbench.scan.tree import Node, Taxonomy, save_taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
+from checkbench.testing import CANNED, OpenAIServer, Reply, completion
 from tests.conftest import run_cli
 from tests.scan.scan_stub import answer, run_on_stub
-from tests.stub_server import Reply, StubServer, completion
 
 TINY = Taxonomy(
     name="tiny",
@@ -57,7 +57,7 @@ def _mix(
     """The result, the number of requests the stub got, and the stored attempt records."""
     mix = MixSettings(**settings)
     fallback = default or Reply(body=completion("unexpected"))
-    with StubServer(script, fallback) as server, RunStore(run_dir) as store:
+    with OpenAIServer(fallback, script=script) as server, RunStore(run_dir) as store:
         result = run_on_stub(server, lambda b: realmix(store, b, _items(), TINY, settings=mix))
         return result, len(server.requests), store.records("realmix")
 
@@ -102,7 +102,7 @@ def test_unusable_answers_are_failures_and_leaves_without_reference_are_reported
     tmp_path: Path,
 ) -> None:
     with_orphan = TINY.add_child("", "mathematics").add_child("mathematics", "algebra")
-    with StubServer([], Reply(body=completion('{"analysis": "a", "query": "  "}'))) as server:
+    with OpenAIServer(Reply(body=completion('{"analysis": "a", "query": "  "}'))) as server:
         settings = MixSettings(min_per_leaf=1, reasks=1)
         with RunStore(tmp_path) as store:
             result = run_on_stub(
@@ -118,7 +118,7 @@ def test_tags_must_be_paths_of_the_taxonomy(tmp_path: Path) -> None:
     items = _items()
     items[0].tags["taxonomy"] = ["coding/compilers"]
     with (
-        StubServer() as server,
+        OpenAIServer(CANNED) as server,
         RunStore(tmp_path) as store,
         pytest.raises(InputError, match="coding/compilers"),
     ):

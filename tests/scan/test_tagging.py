@@ -14,9 +14,9 @@ from checkbench.scan.tagging import META_KEY, TagSettings, closure, tag_items
 from checkbench.scan.tree import Node, Taxonomy, save_taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
+from checkbench.testing import CANNED, OpenAIServer, Reply, completion
 from tests.conftest import run_cli
 from tests.scan.scan_stub import answer, run_on_stub
-from tests.stub_server import Reply, StubServer, completion
 
 TINY = Taxonomy(
     name="tiny",
@@ -78,7 +78,7 @@ def test_scripted_tagging_writes_domains_and_closed_paths(tmp_path: Path) -> Non
         *[Reply(body=completion("I cannot decide"))] * 3,
     ]
     with (
-        StubServer(script, Reply(body=completion("unexpected"))) as server,
+        OpenAIServer(Reply(body=completion("unexpected")), script=script) as server,
         RunStore(tmp_path) as store,
     ):
         settings = TagSettings(reasks=2)
@@ -114,7 +114,7 @@ def test_scripted_tagging_writes_domains_and_closed_paths(tmp_path: Path) -> Non
 def test_an_other_node_in_the_taxonomy_takes_items_of_missing_domains(tmp_path: Path) -> None:
     with_other = TINY.add_child("", OTHER, "Everything else.")
     script = [answer({"reason": "r", "domain": "reasoning"})]
-    with StubServer(script) as server, RunStore(tmp_path) as store:
+    with OpenAIServer(CANNED, script=script) as server, RunStore(tmp_path) as store:
         result = run_on_stub(server, lambda b: tag_items(store, b, _items("riddle"), with_other))
     assert result.items[0].tags["taxonomy"] == [OTHER]
 

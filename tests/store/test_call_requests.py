@@ -11,7 +11,7 @@ from typing import Any
 from checkbench import api
 from checkbench.llm import ModelOptions
 from checkbench.store import SHARED_TEXTS
-from tests.endpoint_server import EndpointServer
+from checkbench.testing import OpenAIServer
 from tests.llm.test_endpoints import bench
 
 
@@ -30,7 +30,7 @@ def _expanded(request: str, texts: dict[str, str]) -> dict[str, Any]:
 def test_stored_requests_give_back_every_request_sent(tmp_path: Path) -> None:
     items = bench(tmp_path / "b.jsonl", 3)
     run = tmp_path / "run"
-    with EndpointServer() as server:
+    with OpenAIServer() as server:
         options = ModelOptions(base_url=server.base_url)
         api.generate(items, ["openai:cand"], run, options=options)
         api.judge(run, "openai:judge", options=options)
@@ -39,7 +39,7 @@ def test_stored_requests_give_back_every_request_sent(tmp_path: Path) -> None:
         kept = db.execute("SELECT key, body FROM records WHERE kind = ?", (SHARED_TEXTS,))
         texts = {key: json.loads(body) for key, body in kept}
     stored = [_expanded(request, texts) for _, request in rows]
-    sent = server.bodies()
+    sent = server.requests
     assert len(stored) == len(sent) == 6
     for body, request in zip(sent, stored, strict=True):
         assert request["messages"] == body["messages"]

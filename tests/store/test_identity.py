@@ -11,10 +11,9 @@ from checkbench import api
 from checkbench.llm import ChatRequest, ModelOptions
 from checkbench.schema import Message
 from checkbench.store import RunStore
+from checkbench.testing import OpenAIServer, completion, default_answer, verdicts
 from tests.conftest import run_cli
-from tests.endpoint_server import EndpointServer, default_answer, verdicts
 from tests.llm.test_endpoints import bench
-from tests.stub_server import completion
 
 
 def _answer_with(label: str):  # type: ignore[no-untyped-def]
@@ -24,7 +23,7 @@ def _answer_with(label: str):  # type: ignore[no-untyped-def]
 def test_same_name_on_two_endpoints_never_shares_answers(tmp_path: Path) -> None:
     items = bench(tmp_path / "b.jsonl", 2)
     run = tmp_path / "run"
-    with EndpointServer(_answer_with("A")) as a, EndpointServer(_answer_with("B")) as b:
+    with OpenAIServer(_answer_with("A")) as a, OpenAIServer(_answer_with("B")) as b:
         api.generate(items, ["openai:same"], run, options=ModelOptions(base_url=a.base_url))
         # the same spec and name, another endpoint: B is asked, nothing of A's is reused
         api.generate(items, ["openai:same"], run, options=ModelOptions(base_url=b.base_url))
@@ -47,7 +46,7 @@ def test_same_name_on_two_endpoints_never_shares_answers(tmp_path: Path) -> None
 def test_sampling_defaults_are_part_of_the_identity(tmp_path: Path) -> None:
     items = bench(tmp_path / "b.jsonl", 1)
     run = tmp_path / "run"
-    with EndpointServer() as server:
+    with OpenAIServer() as server:
         models = tmp_path / "models.toml"
         for temperature in (0.0, 0.8, 0.0):
             models.write_text(
@@ -55,7 +54,7 @@ def test_sampling_defaults_are_part_of_the_identity(tmp_path: Path) -> None:
                 f"temperature = {temperature}\n"
             )
             api.generate(items, ["m"], run, options=ModelOptions(models_file=models))
-        assert [body["temperature"] for body in server.bodies()] == [0.0, 0.8]
+        assert [body["temperature"] for body in server.requests] == [0.0, 0.8]
     with RunStore.existing(run) as store:
         assert store.models() == sorted(["m", next(n for n in store.models() if n != "m")])
         assert len(store.models()) == 2
@@ -96,7 +95,7 @@ def test_rerun_re_asks_unscored_past_the_cache_and_exits_0(tmp_path: Path) -> No
             return 200, completion(verdicts(body) if state["good"] else "not json")
         return default_answer(body, headers)
 
-    with EndpointServer(judge) as server:
+    with OpenAIServer(judge) as server:
         spec = f"openai:j@{server.base_url}"
         assert run_cli("generate", str(bench(tmp_path / "b.jsonl", 2)), "-o", "run", "-m", spec,
                        cwd=tmp_path).returncode == 0  # fmt: skip
@@ -119,7 +118,7 @@ def test_rerun_re_asks_unscored_past_the_cache_and_exits_0(tmp_path: Path) -> No
 
 
 def test_an_invocation_whose_calls_all_fail_exits_1(tmp_path: Path) -> None:
-    with EndpointServer(lambda body, headers: (500, {"error": "down"})) as server:
+    with OpenAIServer(lambda body, headers: (500, {"error": "down"})) as server:
         args = ["generate", str(bench(tmp_path / "b.jsonl", 2)), "-o", "run"]
         result = run_cli(*args, "-m", f"openai:j@{server.base_url}", "--retries", "0",
                          cwd=tmp_path)  # fmt: skip

@@ -13,7 +13,7 @@ from checkbench import api
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
 from checkbench.store import RunStore
-from tests.stub_server import Reply, StubServer, completion
+from checkbench.testing import CANNED, OpenAIServer, Reply, completion
 from tests.support.run_contents import count_rows, kill_once
 
 
@@ -53,7 +53,7 @@ def test_sigkill_mid_run_then_rerun_finishes_without_repeats(tmp_path: Path) -> 
     bench = _bench(tmp_path / "bench.jsonl", n)
     out = tmp_path / "run"
     db = out / "run.sqlite"
-    with StubServer(default=Reply(delay_s=0.05, body=completion("answer"))) as server:
+    with OpenAIServer(Reply(delay_s=0.05, body=completion("answer"))) as server:
         proc = subprocess.Popen(
             _generate_cmd(bench, out, server.base_url), stderr=subprocess.DEVNULL
         )
@@ -85,7 +85,7 @@ def test_sigkill_mid_run_then_rerun_finishes_without_repeats(tmp_path: Path) -> 
 
 def test_identical_requests_are_served_from_the_store(tmp_path: Path) -> None:
     bench = _bench(tmp_path / "bench.jsonl", 5, same_text=True)
-    with StubServer() as server:
+    with OpenAIServer(CANNED) as server:
         summary = api.generate(
             bench,
             ["openai:stub"],
@@ -101,7 +101,7 @@ def test_identical_requests_are_served_from_the_store(tmp_path: Path) -> None:
 
 def test_concurrency_limit_is_respected(tmp_path: Path) -> None:
     bench = _bench(tmp_path / "bench.jsonl", 30)
-    with StubServer(default=Reply(delay_s=0.05, body=completion())) as server:
+    with OpenAIServer(Reply(delay_s=0.05, body=completion())) as server:
         api.generate(
             bench,
             ["openai:stub"],
@@ -115,11 +115,11 @@ def test_concurrency_limit_is_respected(tmp_path: Path) -> None:
 def test_failed_calls_are_recorded_and_retried_on_rerun(tmp_path: Path) -> None:
     bench = _bench(tmp_path / "bench.jsonl", 3)
     out = tmp_path / "run"
-    with StubServer(default=Reply(status=400, body={"error": "nope"})) as server:
+    with OpenAIServer(Reply(status=400, body={"error": "nope"})) as server:
         first = api.generate(
             bench, ["openai:stub"], out, options=ModelOptions(base_url=server.base_url)
         )
-        server.default = Reply(body=completion("now fine"))
+        server.answer = Reply(body=completion("now fine"))
         second = api.generate(
             bench, ["openai:stub"], out, options=ModelOptions(base_url=server.base_url)
         )

@@ -21,7 +21,8 @@ from checkbench.steps.answers import answer_schema
 from checkbench.steps.caller import Caller
 from checkbench.steps.model import StepModel
 from checkbench.store import RunStore
-from tests.conftest import EXAMPLE, SERVED_MODEL, run_cli
+from tests.conftest import EXAMPLE, run_cli
+from tests.llm.conftest import SERVED_MODEL
 
 SCHEMA = {
     "type": "object",

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from bench_generate import JUDGE, _items
-from instant_server import ANSWER, instance
 from pydantic_core import from_json
 
 from checkbench.judges.checklist import JudgeSettings, text_request, verdicts_answer
@@ -30,6 +29,7 @@ from checkbench.llm.openai_compat import OpenAIBackend, _encoded, parse_completi
 from checkbench.schema import Item, Response, Verdict
 from checkbench.steps.answers import answer_schema, parse_answer
 from checkbench.store import CallRecord, RunStore
+from checkbench.testing import ANSWER, smallest_instance
 
 PER_COMMIT = 11
 Step = tuple[str, Callable[[int], Any]]
@@ -68,7 +68,7 @@ def main() -> None:
     schema = answer_schema(answer)
     backend = OpenAIBackend(JUDGE, base_url="http://127.0.0.1:9/v1")
     settings = JudgeSettings()
-    raw = json.dumps(instance(schema))
+    raw = json.dumps(smallest_instance(schema))
     reply = {"choices": [{"message": {"content": raw}, "finish_reason": "stop"}], "usage": {}}
     body = json.dumps(reply).encode()
     requests = [

@@ -1,13 +1,13 @@
 """The whole Conv-to-Bench pipeline on synthetic multilingual logs: stages, calls, time, memory.
 
 Writes N synthetic multi-turn conversations (half English, half Chinese, five topics, later
-turns that complain, thank, concede or hold) to a temporary JSONL file, then runs
-`checkbench build` on it twice against a local OpenAI-compatible server that answers every
-structured call at once with JSON valid for its schema (bench/schema_server.py, in another
-process, so that what is timed is checkbench): once as Conv-to-Bench (`--domain coding`), once
-as FB-Bench curation (`--curate feedback`). Each build runs in a fresh process so that its
-peak RSS (ru_maxrss) is its own. Prints, per build, every stage with what it saw and kept, its
-model calls and its seconds, and the peak memory.
+turns that complain, thank, concede or hold) to a temporary JSONL file, then runs `checkbench
+build` on it twice against a local OpenAI-compatible server that answers every structured call
+at once with JSON valid for its schema (checkbench.testing's server with `--answers schema`, in
+another process, so that what is timed is checkbench): once as Conv-to-Bench (`--domain
+coding`), once as FB-Bench curation (`--curate feedback`). Each build runs in a fresh process so
+that its peak RSS (ru_maxrss) is its own. Prints, per build, every stage with what it saw and
+kept, its model calls and its seconds, and the peak memory.
 
     python bench/bench_convbench.py [--n 3000] [--concurrency 64]
 """
@@ -25,11 +25,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from schema_server import SchemaServer
-
 from checkbench import api
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import ProgressSink
+from checkbench.testing import ServerProcess
 
 SIZE_KB = 1024  # ru_maxrss is in KiB on Linux
 TOPICS = {
@@ -209,7 +208,8 @@ def main() -> None:
         mode, log, base_url, concurrency = args.worker
         print(json.dumps(worker(Path(log), mode, base_url, int(concurrency))))
         return
-    with tempfile.TemporaryDirectory() as folder, SchemaServer() as base_url:
+    with tempfile.TemporaryDirectory() as folder, ServerProcess("--answers", "schema") as server:
+        base_url = server.base_url
         log = Path(folder) / "logs.jsonl"
         write_corpus(log, args.n)
         print(f"{args.n:,} conversations (half Chinese), {log.stat().st_size / 2**20:.1f} MiB; "

@@ -1,23 +1,24 @@
 """Framework overhead of generate + judge: items through checkbench vs. a bare aiohttp loop.
 
-The clients talk to the same instant OpenAI-compatible server (bench/instant_server.py, in
-another process) and make the same two calls per item (the candidate's answer, then the
-checklist judge's verdicts on it), side by side in one run, at concurrency 32 and 128: a bare
-loop of that many workers, each answering then judging an item; `checkbench generate` then
-`checkbench judge`, each model at that concurrency; and `checkbench run`, whose workers judge
-each answer once it is stored (so up to each model's limit in flight, twice the bare loop's
-calls at once) and which then scores the run. Prints items/s and the CPU milliseconds per item
-spent in the client process, and their ratios: medians over `--rounds` rounds in which each
-client goes first in turn. `--profile` writes a cProfile of checkbench's first generate + judge
-at the first concurrency to bench-generate.prof (read it with `python -m pstats`).
+The clients talk to the same instant OpenAI-compatible server (checkbench.testing's server with
+`--answers instant`, in another process) and make the same two calls per item (the candidate's
+answer, then the checklist judge's verdicts on it), side by side in one run, at concurrency 32
+and 128: a bare loop of that many workers, each answering then judging an item; `checkbench
+generate` then `checkbench judge`, each model at that concurrency; and `checkbench run`, whose
+workers judge each answer once it is stored (so up to each model's limit in flight, twice the
+bare loop's calls at once) and which then scores the run. Prints items/s and the CPU
+milliseconds per item spent in the client process, and their ratios: medians over `--rounds`
+rounds in which each client goes first in turn. `--profile` writes a cProfile of checkbench's
+first generate + judge at the first concurrency to bench-generate.prof (read it with `python -m
+pstats`).
 
 All run on the event loop checkbench uses (uvloop where installed, the collector tuned as for a
 stage: the bare loop's instructions are the same either way, it allocates little); `--loop
 asyncio` puts them on asyncio's own loop instead, to measure what the loop changes. For ratios
 that do not move with the machine's load, bench_instructions.py counts instructions.
-`--latency-ms MS` gives the server a model's latency (see instant_server.py): then `run`'s
-overlap of the two models' calls shows in the wall time, and the CPU figures still compare the
-clients' work.
+`--latency-ms MS` gives the server a model's latency (see checkbench/testing/__main__.py):
+then `run`'s overlap of the two models' calls shows in the wall time, and the CPU figures still
+compare the clients' work.
 
     python bench/bench_generate.py [N] [--checks K] [--rounds R] [--loop asyncio] [--profile]
 """
@@ -37,8 +38,6 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-import instant_server
-from instant_server import ANSWER, InstantServer
 
 from checkbench import api
 from checkbench.judges.checklist import JudgeSettings, text_request, verdicts_answer
@@ -46,6 +45,7 @@ from checkbench.llm import ModelOptions
 from checkbench.schema import Item
 from checkbench.steps import loop
 from checkbench.steps.answers import answer_schema
+from checkbench.testing import ANSWER, ServerProcess
 
 CONCURRENCIES = (32, 128)
 CANDIDATE, JUDGE = "instant", "instant-judge"
@@ -219,10 +219,10 @@ def main() -> None:
     items = _items(args.n, args.checks)
     print(f"items: {args.n} x {args.checks} checks, 2 calls per item (generate + judge)")
     print(f"event loop: {type(loop.new_event_loop()).__module__}")
-    server = InstantServer(instant_server.__file__, "--latency-ms", str(args.latency_ms))
+    server = ServerProcess("--answers", "instant", "--latency-ms", str(args.latency_ms))
     print(f"server: instant, mean latency {args.latency_ms:g} ms")
-    with tempfile.TemporaryDirectory() as tmpdir, server as base_url:
-        tmp = Path(tmpdir)
+    with tempfile.TemporaryDirectory() as tmpdir, server:
+        tmp, base_url = Path(tmpdir), server.base_url
         bench = tmp / "bench.jsonl"
         bench.write_text("".join(item.model_dump_json() + "\n" for item in items))
         _warm_up(tmp, items[:50], base_url)

@@ -17,7 +17,7 @@ ratios. The machine is shared, so compare the ratios of one run, not figures acr
 
 The server answers a JSON-schema request with an instance of the schema (checkbench's judge)
 and a grading prompt with `GRADE: C` (inspect's grader), so neither side re-asks; every other
-request gets bench/instant_server.py's answer (with the `total_tokens` inspect requires).
+request gets checkbench.testing's instant answer (with the `total_tokens` inspect requires).
 """
 
 from __future__ import annotations
@@ -37,8 +37,15 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aiohttp import web
-from instant_server import ANSWER, ServerProcess, instance, reply, run_forever, schema_of
+from checkbench.testing import (
+    ANSWER,
+    Answer,
+    OpenAIServer,
+    ServerProcess,
+    instant_answer,
+    priced,
+    schema_of,
+)
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -51,26 +58,19 @@ INSPECT_VARIANTS = {
     "no-samples-realtime": ["--no-log-samples", "--no-log-realtime"],
 }
 WARM_ITEMS = 20
-_served = [0]
 
 
 # -- the server -------------------------------------------------------------------------------
-async def _judge_aware(request: web.Request) -> web.Response:
-    _served[0] += 1
-    payload = await request.json()
-    if schema := schema_of(payload):
-        return reply(payload, json.dumps(instance(schema)))
+def _judge_aware(payload: dict, headers: dict[str, str]) -> Answer:
+    if schema_of(payload):
+        return instant_answer(payload, headers)
     last = str((payload.get("messages") or [{}])[-1].get("content", ""))
-    return reply(payload, f"{ANSWER}\n\nGRADE: C" if "GRADE:" in last else ANSWER)
-
-
-async def _stats(request: web.Request) -> web.Response:
-    return web.json_response({"requests": _served[0]})
+    return 200, priced(payload, f"{ANSWER}\n\nGRADE: C" if "GRADE:" in last else ANSWER)
 
 
 def _requests_served(base_url: str) -> int:
-    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/stats", timeout=30) as answer:
-        return int(json.load(answer)["requests"])
+    with urllib.request.urlopen(f"{base_url}/stats", timeout=30) as answer:
+        return int(json.load(answer)["answered"])
 
 
 # -- measuring a client -----------------------------------------------------------------------
@@ -233,10 +233,7 @@ def _args() -> argparse.Namespace:
 def main() -> None:
     args = _args()
     if args.serve:
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", _judge_aware)
-        app.router.add_get("/stats", _stats)
-        run_forever(app)
+        OpenAIServer(_judge_aware).serve_forever()
         return
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     for v in variants:
@@ -257,7 +254,8 @@ def main() -> None:
     _write_items(items, n, args.checks)
     _write_items(warm, WARM_ITEMS, args.checks)
     figures: dict[str, dict[str, Figures]] = {"warm": {}, "run": {}}
-    with ServerProcess(__file__, "--serve") as url:
+    with ServerProcess("--serve", command=[sys.executable, __file__]) as server:
+        url = server.base_url
         for tag, source, count in (("warm", warm, WARM_ITEMS), ("run", items, n)):
             client = _checkbench(work, source, url, c, tag)
             figures[tag]["checkbench"] = _measure(client, work, url)

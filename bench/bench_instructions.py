@@ -99,13 +99,13 @@ def _http_client(base_url: str, items: list[Any], concurrency: int) -> None:
     import asyncio
 
     from bench_generate import CANDIDATE, JUDGE
-    from instant_server import ANSWER
 
     from checkbench.generate import GenerationSettings, candidate_request
     from checkbench.judges.checklist import JudgeSettings, text_request, verdicts_answer
     from checkbench.llm.openai_compat import OpenAIBackend
     from checkbench.steps import loop
     from checkbench.steps.answers import answer_schema
+    from checkbench.testing import ANSWER
 
     candidate = OpenAIBackend(CANDIDATE, base_url=base_url, concurrency=concurrency)
     judge = OpenAIBackend(JUDGE, base_url=base_url, concurrency=concurrency)
@@ -182,10 +182,11 @@ def main() -> None:
         return
     if shutil.which("valgrind") is None:
         sys.exit("needs valgrind (apt-get install valgrind)")
-    import instant_server
+    from checkbench.testing import ServerProcess
 
     print(f"items: {args.n} x 4 checks, concurrency {args.concurrency}, under callgrind")
-    with tempfile.TemporaryDirectory() as tmpdir, instant_server.InstantServer() as base_url:
+    with tempfile.TemporaryDirectory() as tmpdir, ServerProcess("--answers", "instant") as server:
+        base_url = server.base_url
         counts = {
             name: _count(name, args.n, args.concurrency, base_url, Path(tmpdir)) for name in CLIENTS
         }

@@ -1,7 +1,7 @@
 """The Ray executor against the local one: `generate` then `judge` of N items (default 2,000)
-against the instant server (bench/instant_server.py, in another process), each executor into
-its own run. Prints seconds and items/s per stage and executor, and checks that both runs
-stored the same answers and verdicts.
+against the instant server (checkbench.testing's, `--answers instant`, in another process),
+each executor into its own run. Prints seconds and items/s per stage and executor, and checks
+that both runs stored the same answers and verdicts.
 
 Ray's cost here is its start, the tasks of each pipeline and the pickling of jobs and
 results; its gain is spreading the calls over machines, which one machine cannot show.
@@ -18,10 +18,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from instant_server import InstantServer
-
 from checkbench import api
 from checkbench.store import RunStore
+from checkbench.testing import ServerProcess
 
 
 def _write_bench(path: Path, n: int) -> None:
@@ -67,7 +66,8 @@ def main() -> None:
             address=args.address, workers=args.workers, batch_size=args.batch_size
         ),
     }
-    with tempfile.TemporaryDirectory() as tmp, InstantServer() as base_url:
+    with tempfile.TemporaryDirectory() as tmp, ServerProcess("--answers", "instant") as server:
+        base_url = server.base_url
         bench = Path(tmp) / "bench.jsonl"
         _write_bench(bench, args.n)
         candidate, judge = f"openai:instant@{base_url}", f"openai:instant-judge@{base_url}"

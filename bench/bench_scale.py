@@ -3,8 +3,8 @@
 Every measurement is one `python -m checkbench ...` (or helper) subprocess; its peak RSS is the
 child's own ru_maxrss (os.wait4), its time the wall clock around it. Printed:
 - `checkbench generate` then `checkbench judge` of SMALL and LARGE FB-Bench-tagged items
-  against an instant local server (bench/instant_server.py, another process): time, CPU per
-  item, peak RSS, and the growth of the peak from SMALL to LARGE;
+  against an instant local server (checkbench.testing, `--answers instant`, another process):
+  time, CPU per item, peak RSS, and the growth of the peak from SMALL to LARGE;
 - on a judged run of REPORT items (4 checks each, ~800-character texts, built in a helper
   subprocess through the RunStore API): `checkbench leaderboard --json`; the same leaderboard
   read in columns and computed from lists of pydantic objects (what `leaderboard` did before),
@@ -33,8 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from instant_server import InstantServer
 from synthetic import fbbench_item, fbbench_tags, text
+
+from checkbench.testing import ServerProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -260,8 +261,8 @@ def main() -> None:
     sizes = [int(arg) for arg in sys.argv[1:4]]
     small, large = sizes[:2] if len(sizes) >= 2 else (2000, 20000)
     read_n = sizes[2] if len(sizes) == 3 else 100_000
-    with tempfile.TemporaryDirectory() as tmpdir, InstantServer() as base_url:
-        tmp = Path(tmpdir)
+    with tempfile.TemporaryDirectory() as tmpdir, ServerProcess("--answers", "instant") as server:
+        tmp, base_url = Path(tmpdir), server.base_url
         runs = {n: _run_figures(tmp, n, base_url) for n in (small, large)}
         read = _read_figures(tmp, read_n)
         writes = json.loads(

@@ -27,12 +27,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import bench_generate
-import instant_server
-from instant_server import InstantServer
 
 from checkbench import api
 from checkbench.llm import ModelOptions
 from checkbench.schema import Item
+from checkbench.testing import ServerProcess
 
 WARM_UP_ITEMS = 40
 
@@ -100,9 +99,9 @@ def main() -> None:
     items = bench_generate._items(args.n, 4)
     k, concurrency = args.processes, args.concurrency
     print(f"items: {args.n} x 4 checks; concurrency {concurrency}; split over {k} processes")
-    server = InstantServer(instant_server.__file__)
-    with tempfile.TemporaryDirectory() as tmpdir, server as base_url:
-        tmp = Path(tmpdir)
+    server = ServerProcess("--answers", "instant")
+    with tempfile.TemporaryDirectory() as tmpdir, server:
+        tmp, base_url = Path(tmpdir), server.base_url
         server_pid = server.pid
         bench_generate._warm_up(tmp, items[:50], base_url)
         whole, split = tmp / "whole.toml", tmp / "split.toml"

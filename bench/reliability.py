@@ -5,7 +5,7 @@
   then the same command again, which re-asks what was left unscored.
 - kills: a `checkbench run` killed with SIGKILL N times at random moments, then rerun to the
   end: calls made again, and differences from an uninterrupted run of the same command.
-- bad inputs: every case of the test corpus (tests/input_corpus_*.py): clear one-line errors,
+- bad inputs: every case of the test corpus (tests/cli/input_corpus_*.py): clear one-line errors,
   tracebacks, partial writes.
 - concurrent runs: a second `checkbench generate` on a run directory in use.
 - key leaks: an endpoint that echoes the Authorization header back (in a 401 and in answers):
@@ -35,11 +35,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the test corpus and the local servers live in tests/
+sys.path.insert(0, str(ROOT))  # this checkout's checkbench
 
-from tests.endpoint_server import EndpointServer, verdicts  # noqa: E402
-from tests.input_corpus import corpus, prepare, try_case  # noqa: E402
-from tests.stub_server import StubServer, completion  # noqa: E402
+from checkbench.testing import OpenAIServer, completion, verdicts  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
 KEY = "sk-reliability-0123456789abcdef"
@@ -135,7 +133,7 @@ def faults(work: Path, n: int, seed: int) -> list[tuple[str, object]]:
     bench = write_bench(work / "bench.jsonl", n)
     args = ["run", str(bench), "-o", "run", "--timeout", "0.5", "--retries", "8"]
     args += ["--protocol", "conv-to-bench", "--concurrency", "8"]
-    with EndpointServer(answer) as server:
+    with OpenAIServer(answer) as server:
         start = time.monotonic()
         first, _ = finish(*args, *models(server.base_url), cwd=work)
         seconds = time.monotonic() - start
@@ -181,7 +179,7 @@ def kills(work: Path, n: int, times: int, seed: int) -> list[tuple[str, object]]
         return 200, deterministic(body), 0.2
 
     bench = write_bench(work / "bench.jsonl", n)
-    with EndpointServer(answer) as server:
+    with OpenAIServer(answer) as server:
         args = ["run", str(bench), "--concurrency", "4", *models(server.base_url)]
         code, _ = finish(*args, "-o", "reference", cwd=work)
         reference, calls[0], hit = calls[0], 0, 0
@@ -213,34 +211,17 @@ def kills(work: Path, n: int, times: int, seed: int) -> list[tuple[str, object]]
 
 
 def bad_inputs(work: Path) -> list[tuple[str, object]]:
-    cases = corpus()
-    base = work / "base"
-    prepare(base)
-    tally: Counter[str] = Counter()
-    with StubServer() as stub:
-        for number, (name, case) in enumerate(cases.items()):
-            if case.unprivileged and os.geteuid() == 0:
-                tally["skipped"] += 1
-                continue
-            result = try_case(case, work / f"case-{number}", base, stub.base_url)
-            tally["tried"] += 1
-            for kind in result.kinds:
-                tally[kind] += 1
-            if not result.problems:
-                tally["refused" if case.code else "accepted"] += 1
-            else:
-                print(f"  {name}: {result.problems}", file=sys.stderr)
-    others = tally["exit code"] + tally["lines"] + tally["unclear"]
-    return [
-        ("cases in the corpus", len(cases)),
-        ("tried", tally["tried"]),
-        ("skipped as root (chmod 000, read-only directories)", tally["skipped"]),
-        ("refused with one clear line, exit 2, nothing written", tally["refused"]),
-        ("accepted, as legitimately acceptable inputs", tally["accepted"]),
-        ("tracebacks", tally["traceback"]),
-        ("partial writes", tally["written"]),
-        ("other problems (exit code, several lines, unclear)", others),
-    ]
+    """The bad-input corpus's figures. The corpus belongs to the tests: it runs as their
+    program (`python -m tests.cli.input_corpus WORK`) in a child process, which prints them."""
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.cli.input_corpus", str(work)],
+        cwd=ROOT,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    )
+    return [(label, figure) for label, figure in json.loads(result.stdout.splitlines()[-1])]
 
 
 # ---------------------------------------------------------------- concurrent runs
@@ -251,7 +232,7 @@ def concurrent(work: Path, trials: int) -> list[tuple[str, object]]:
     bench = write_bench(work / "bench.jsonl", 100)
     delay = [0.0]
     refused = named = after = 0
-    with EndpointServer(lambda body, _h: (200, deterministic(body), delay[0])) as server:
+    with OpenAIServer(lambda body, _h: (200, deterministic(body), delay[0])) as server:
         args = ["generate", str(bench), "-m", f"openai:cand@{server.base_url}"]
         args += ["--concurrency", "1"]
         for trial in range(trials):
@@ -289,7 +270,7 @@ def key_leaks(work: Path) -> list[tuple[str, object]]:
 
     bench = write_bench(work / "bench.jsonl", 4)
     env = {"ECHO_KEY": KEY}
-    with EndpointServer(echo) as server:
+    with OpenAIServer(echo) as server:
         spec = ["--api-key-env", "ECHO_KEY"]
         url = f"openai:echo@{server.base_url}"
         printed = [
@@ -297,7 +278,7 @@ def key_leaks(work: Path) -> list[tuple[str, object]]:
             finish("judge", "run", "-j", url, *spec, cwd=work, env=env)[1],
             finish("report", "run", cwd=work, env=env)[1],
         ]
-    sent = sum(h.get("Authorization") == f"Bearer {KEY}" for _, h in server.requests)
+    sent = sum(h.get("Authorization") == f"Bearer {KEY}" for h in server.headers)
     files = [path for path in (work / "run").iterdir() if path.suffix != ".html"]
     stored = b"".join(path.read_bytes() for path in files if path.is_file())
     report = (work / "run" / "report.html").read_text(encoding="utf-8")

@@ -1,23 +1,23 @@
-"""Shared fixtures: the embedded model, a real local OpenAI-compatible server, and a CLI runner."""
+"""Shared fixtures: the embedded model, a local Ray instance, and a CLI runner;
+and the `e2e` mark on every test that starts a `checkbench` process."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import socket
 import subprocess
 import sys
-import time
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from checkbench.llm.llamacpp import default_gguf
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "feedback-mini.jsonl"
-SERVED_MODEL = "smollm2"
 
 
 def free_port() -> int:
@@ -29,51 +29,6 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def gguf() -> Path:
     return default_gguf()
-
-
-@pytest.fixture(scope="session")
-def llama_server(gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`python -m llama_cpp.server` serving the embedded model on a free loopback port."""
-    port = free_port()
-    log = tmp_path_factory.mktemp("server") / "server.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "llama_cpp.server",
-                "--model",
-                str(gguf),
-                "--model_alias",
-                SERVED_MODEL,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--n_ctx",
-                "4096",
-                "--logits_all",
-                "true",
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base_url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base_url}/models", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"llama_cpp.server did not start:\n{log.read_text()[-2000:]}")
-            time.sleep(0.2)
-        yield base_url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 @pytest.fixture(scope="session")
@@ -100,3 +55,53 @@ def run_cli(
         cwd=cwd,
         timeout=600,
     )
+
+
+PROCESS_COMMANDS = {"checkbench", "tests.docs.tour_process"}
+"""What a command line started with `subprocess` names when it runs checkbench (`-m checkbench`)
+or the README tour."""
+
+
+def _reached(code: types.CodeType, scope: dict, seen: dict[types.CodeType, None]) -> None:
+    """`code`, its nested functions and the test helpers it calls (followed through their
+    globals), into `seen`."""
+    if code in seen:
+        return
+    seen[code] = None
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _reached(const, scope, seen)
+    for name in code.co_names:
+        helper = inspect.unwrap(scope[name]) if callable(scope.get(name)) else None
+        if isinstance(helper, types.FunctionType) and helper.__module__.startswith("tests"):
+            _reached(helper.__code__, helper.__globals__, seen)
+
+
+def _constants(code: types.CodeType) -> set[object]:
+    flat: set[object] = set()
+    for const in code.co_consts:
+        flat.update(const if isinstance(const, tuple) else (const,))
+    return flat
+
+
+def _starts_checkbench(functions: list[types.FunctionType]) -> bool:
+    """Whether the functions, or what they call, run `run_cli` or start a process on a
+    command line that names checkbench or the README tour."""
+    seen: dict[types.CodeType, None] = {}
+    for function in functions:
+        _reached(function.__code__, function.__globals__, seen)
+    names = {name for code in seen for name in code.co_names}
+    constants = {const for code in seen for const in _constants(code)}
+    return "run_cli" in names or ("subprocess" in names and bool(constants & PROCESS_COMMANDS))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `e2e` the tests that start `checkbench` processes (themselves, through a helper or
+    through a fixture), so that `pytest -m "not e2e"` is a quick run without them."""
+    for item in items:
+        fixtures = getattr(item, "_fixtureinfo", None)
+        defs = [d for ds in (fixtures.name2fixturedefs.values() if fixtures else ()) for d in ds]
+        candidates = [getattr(item, "function", None), *(d.func for d in defs)]
+        functions = [f for f in candidates if isinstance(f, types.FunctionType)]
+        if _starts_checkbench(functions):
+            item.add_marker(pytest.mark.e2e)

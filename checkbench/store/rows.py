@@ -1,5 +1,5 @@
 """The rows the run store writes and hands back: calls as the audit log keeps them, usage
-per model and role, and verdicts as rows of their table."""
+per model and role, item heads for scoring, and verdicts as rows of their table."""
 
 from __future__ import annotations
 
@@ -41,6 +41,22 @@ class UsageRow:
     @property
     def retries(self) -> int:
         return max(self.attempts - self.calls - self.errors, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemHead:
+    """What scoring and the report's tables read of an item, without its texts: its id, rule,
+    (check id, weight) pairs in checklist order, tags and meta."""
+
+    id: str
+    rule: str
+    checks: tuple[tuple[str, float | None], ...]
+    tags: dict[str, list[str]]
+    meta: dict[str, Any]
+
+    def tag(self, facet: str) -> list[str]:
+        """Values of one tag facet (empty when absent), as `Item.tag`."""
+        return self.tags.get(facet, [])
 
 
 @dataclass(frozen=True)

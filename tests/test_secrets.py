@@ -7,7 +7,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from checkbench.llm.redact import REDACTED, redact, register_secret
+from checkbench.redact import REDACTED, redact, register_secret
 from tests.conftest import run_cli
 from tests.endpoint_server import EndpointServer
 from tests.stub_server import completion

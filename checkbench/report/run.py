@@ -12,8 +12,7 @@ from checkbench.errors import InputError
 from checkbench.llm.models_file import Price, parse_prices
 from checkbench.scan.tree import Taxonomy, load_taxonomy
 from checkbench.scoring import ItemScores, Scores, UnscoredPolicy, store_scores
-from checkbench.store import RunStore
-from checkbench.store import ItemHead
+from checkbench.store import ItemHead, RunStore
 
 EMBED_ITEMS = 10_000
 """Most items whose records a report file embeds; past this the file shows the aggregates and
@@ -83,7 +82,8 @@ class RunData:
     @cached_property
     def prices(self) -> dict[str, Price]:
         """model -> price: the models file's as the run stored it, the options' overriding."""
-        return {**self.store.prices(), **self.options.prices}
+        stored = {name: Price.model_validate(p) for name, p in self.store.prices().items()}
+        return {**stored, **self.options.prices}
 
     @cached_property
     def verdict_counts(self) -> dict[str, tuple[int, int]]:

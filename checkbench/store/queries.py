@@ -97,3 +97,13 @@ UNANSWERED = (
 )
 """The next `:batch` (item position, sample, item body) after (`:position`, `:sample`) that
 `:model` has no usable answer to, by item then sample below `:samples`."""
+
+USAGE = (
+    "SELECT model, role, SUM(status != 'error'), SUM(status = 'error'), SUM(prompt_tokens),"
+    " SUM(completion_tokens), SUM(latency_s), SUM(attempts), SUM(timeouts),"
+    " SUM(prompt_tokens * IFNULL(json_extract(result, '$.batched'), 0)),"
+    " SUM(completion_tokens * IFNULL(json_extract(result, '$.batched'), 0))"
+    " FROM calls GROUP BY model, role"
+    " ORDER BY role, model"
+)
+"""Calls, failures, tokens, time, tries and batched tokens per (model, role): `UsageRow`s."""

@@ -3,14 +3,18 @@ per model and role, item heads for scoring, and verdicts as rows of their table.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from checkbench.llm.base import ChatRequest, ChatResult
-from checkbench.llm.redact import redact
+from checkbench.redact import redact
 from checkbench.schema import Verdict
 
+INSERT_CALL = (
+    "INSERT OR IGNORE INTO calls(key, model, role, status, request, result, prompt_tokens,"
+    " completion_tokens, latency_s, error, created_at, attempts, timeouts)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 INSERT_VERDICTS = (
     "INSERT OR REPLACE INTO verdicts(item_id, model, sample, judge, check_id, passed, body) VALUES "
 )
@@ -61,15 +65,20 @@ class ItemHead:
 
 @dataclass(frozen=True)
 class CallRecord:
-    """One logical model call as the audit log keeps it."""
+    """One logical model call as the audit log keeps it, as data: the request as compact JSON
+    text naming the texts many requests share by digest (`shared`, digest -> text, kept once),
+    and the answer's JSON text when it succeeded, with its token counts."""
 
     key: str
     model: str
     role: str
-    request: ChatRequest
-    result: ChatResult | None
+    request: str
+    shared: Mapping[str, str]
+    result: str | None
     error: str | None
     latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
     attempts: int = 1
     timeouts: int = 0
 

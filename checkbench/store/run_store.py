@@ -6,16 +6,16 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
 
 from checkbench.errors import InputError
 from checkbench.inputs import output_dir
-from checkbench.llm.base import ChatResult
-from checkbench.llm.models_file import Price
-from checkbench.llm.redact import redact, redact_optional
+from checkbench.redact import redact, redact_optional
 from checkbench.schema import Item, Response, Verdict
 from checkbench.store import lock
 from checkbench.store.commits import GroupCommit
@@ -31,12 +31,15 @@ from checkbench.store.queries import (
     TO_JUDGE,
     TRIED,
     UNANSWERED,
+    USAGE,
     Answering,
     answering_params,
     placeholders,
     stored_as_is,
 )
+from checkbench.store.records import RecordKind
 from checkbench.store.rows import (
+    INSERT_CALL,
     INSERT_VERDICTS,
     ROWS_PER_STATEMENT,
     CallRecord,
@@ -46,17 +49,13 @@ from checkbench.store.rows import (
     verdict_rows,
 )
 
+T = TypeVar("T")
 PRICES_META = "prices"
 """The meta key holding, by model name, the models-file price of each model that ran."""
 
 
-SHARED_TEXTS = "request_text"
-"""The records kind of the texts that stored requests name by digest (instructions, schemas)."""
-_INSERT_CALL = (
-    "INSERT OR IGNORE INTO calls(key, model, role, status, request, result, prompt_tokens,"
-    " completion_tokens, latency_s, error, created_at, attempts, timeouts)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+SHARED_TEXTS = RecordKind("request_text", str)
+"""The texts that stored requests name by digest (instructions, schemas)."""
 
 
 def _dumps(value: Any) -> str:
@@ -256,8 +255,9 @@ class RunStore:
                 yield Item.model_validate_json(body), sample
 
     # -- calls --------------------------------------------------------------------------------
-    def cached_result(self, key: str) -> ChatResult | None:
-        """The stored answer to an identical earlier request, if it succeeded. A writer reads
+    def cached_result(self, key: str) -> str | None:
+        """The stored answer (its JSON text) to an identical earlier request, if it succeeded.
+        A writer reads
         which keys succeeded once, in one query, and `record_call` keeps that up to date (no
         other process writes the run), so a key it never saw succeed (every call of a fresh
         run) is a miss without a query."""
@@ -270,20 +270,18 @@ class RunStore:
         row = self._db.execute(
             "SELECT result FROM calls WHERE key = ? AND status = 'ok'", (key,)
         ).fetchone()
-        return ChatResult.model_validate_json(row[0]) if row else None
+        return str(row[0]) if row else None
 
     def record_call(self, call: CallRecord, *, replace: bool = False) -> None:
         """Append one model call (success or failure) to the audit log and cache, redacted;
-        `replace` retires an earlier success under the same key (a fresh re-ask). The request
-        is kept compact (`ChatRequest.compact`): the texts many requests share are kept once,
-        as records of kind SHARED_TEXTS."""
+        `replace` retires an earlier success under the same key (a fresh re-ask). The texts
+        the compact request names by digest are kept once, as records of kind SHARED_TEXTS."""
         ok = call.result is not None
-        request, shared = call.request.compact()
-        for digest, text in shared.items():
+        for digest, text in call.shared.items():
             if digest not in self._shared:
                 self._writes.execute(
                     "INSERT OR IGNORE INTO records(kind, key, body) VALUES (?, ?, ?)",
-                    (SHARED_TEXTS, digest, redact(json.dumps(text, ensure_ascii=False))),
+                    (SHARED_TEXTS.name, digest, redact(SHARED_TEXTS.dump(text))),
                 )
                 self._shared.add(digest)
         row = (
@@ -291,10 +289,10 @@ class RunStore:
             call.model,
             call.role,
             "ok" if ok else "error",
-            redact(request),
-            redact(call.result.model_dump_json()) if call.result is not None else None,
-            call.result.prompt_tokens if call.result else 0,
-            call.result.completion_tokens if call.result else 0,
+            redact(call.request),
+            redact_optional(call.result),
+            call.prompt_tokens,
+            call.completion_tokens,
             call.latency_s,
             redact_optional(call.error),
             time.time(),
@@ -307,9 +305,9 @@ class RunStore:
                     "UPDATE calls SET status = 'replaced' WHERE key = ? AND status = 'ok'",
                     (call.key,),
                 )
-                db.execute(_INSERT_CALL, row)
+                db.execute(INSERT_CALL, row)
         else:
-            self._writes.execute(_INSERT_CALL, row)
+            self._writes.execute(INSERT_CALL, row)
         if ok and self._succeeded is not None:
             self._succeeded.add(hash(call.key))
 
@@ -331,29 +329,22 @@ class RunStore:
         """Every stored model name with the identity (endpoint, sampling) it stands for."""
         return dict(self._db.execute("SELECT name, identity FROM models ORDER BY name"))
 
-    def set_prices(self, prices: dict[str, Price]) -> None:
+    def set_prices(self, prices: Mapping[str, Mapping[str, Any]]) -> None:
         """Remember what the models stored under these names cost (their models-file prices
-        as they ran), beside the prices recorded before, so a report of the run bills them."""
+        as they ran, as JSON), beside the prices recorded before, so a report of the run bills
+        them."""
         if prices:
             known = self.get_meta(PRICES_META, {})
-            fresh = {name: price.model_dump() for name, price in prices.items()}
-            self.set_meta(PRICES_META, {**known, **fresh})
+            self.set_meta(PRICES_META, {**known, **prices})
 
-    def prices(self) -> dict[str, Price]:
-        """The price each stored model had in the models file when it last ran, by name."""
-        stored = self.get_meta(PRICES_META, {})
-        return {name: Price.model_validate(price) for name, price in stored.items()}
+    def prices(self) -> dict[str, dict[str, Any]]:
+        """The price (as JSON, for the caller to validate) each stored model had in the models
+        file when it last ran, by name."""
+        return dict(self.get_meta(PRICES_META, {}))
 
     def usage(self) -> list[UsageRow]:
         """Calls, failures, tokens and time per (model, role)."""
-        rows = self._db.execute(
-            "SELECT model, role, SUM(status != 'error'), SUM(status = 'error'), SUM(prompt_tokens),"
-            " SUM(completion_tokens), SUM(latency_s), SUM(attempts), SUM(timeouts),"
-            " SUM(prompt_tokens * IFNULL(json_extract(result, '$.batched'), 0)),"
-            " SUM(completion_tokens * IFNULL(json_extract(result, '$.batched'), 0))"
-            " FROM calls GROUP BY model, role"
-            " ORDER BY role, model"
-        )
+        rows = self._db.execute(USAGE)
         return [UsageRow(*row) for row in rows]
 
     # -- responses ----------------------------------------------------------------------------
@@ -511,20 +502,34 @@ class RunStore:
         return int(row[0]), int(row[1])
 
     # -- stage records ------------------------------------------------------------------------
-    def put_record(self, kind: str, key: str, value: Any) -> None:
-        """Store one JSON-able output of a pipeline stage (e.g. a build decision) under a key."""
+    def put_record(self, kind: RecordKind[T], key: str, value: T) -> None:
+        """Store one output of a stage (e.g. a build decision) under a key, as its kind's JSON."""
         with self._writes.write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO records(kind, key, body) VALUES (?, ?, ?)",
-                (kind, key, redact(json.dumps(value, ensure_ascii=False))),
+                (kind.name, key, redact(kind.dump(value))),
             )
 
-    def records(self, kind: str) -> dict[str, Any]:
-        """Every record of a kind, by key, in insertion order."""
-        rows = self._db.execute(
-            "SELECT key, body FROM records WHERE kind = ? ORDER BY rowid", (kind,)
-        )
-        return {key: json.loads(body) for key, body in rows}
+    def records(
+        self, kind: RecordKind[T], *, only: str | None = None, unreadable: list[str] | None = None
+    ) -> dict[str, T]:
+        """Every record of a kind (only the one under key `only`, when given), by key, in
+        insertion order, validated. One that does not validate fails the read (named by the
+        store on close), or with `unreadable` is left out and described there in one line."""
+        query = "SELECT key, body FROM records WHERE kind = ?"
+        args: tuple[str, ...] = (kind.name,)
+        if only is not None:
+            query += " AND key = ?"
+            args += (only,)
+        valid: dict[str, T] = {}
+        for key, body in self._db.execute(query + " ORDER BY rowid", args):
+            try:
+                valid[key] = kind.load(body)
+            except ValidationError as exc:
+                if unreadable is None:
+                    raise
+                unreadable.append(kind.problem(key, exc))
+        return valid
 
     def judges(self) -> list[str]:
         rows = self._db.execute("SELECT DISTINCT judge FROM verdicts ORDER BY judge")

@@ -28,7 +28,8 @@ from checkbench.llm.base import ChatRequest, ChatResult
 from checkbench.llm.openai_compat import OpenAIBackend, _encoded, parse_completion
 from checkbench.schema import Item, Response, Verdict
 from checkbench.steps.answers import answer_schema, parse_answer
-from checkbench.store import CallRecord, RunStore
+from checkbench.steps.caller import call_record
+from checkbench.store import RunStore
 from checkbench.testing import ANSWER, smallest_instance
 
 PER_COMMIT = 11
@@ -42,7 +43,7 @@ def _store_steps(store: RunStore, items: list[Item], requests: list[ChatRequest]
     checks = [c.id for c in items[0].checklist]
 
     def record(i: int) -> None:
-        store.record_call(CallRecord(f"k{i}", JUDGE, "judge", requests[i], result, None, 0.01))
+        store.record_call(call_record(f"k{i}", JUDGE, "judge", requests[i], result, None, 0.01))
 
     def respond(i: int) -> None:
         store.put_response(Response(item_id=items[i].id, model="m", content=ANSWER))

@@ -173,6 +173,16 @@ def _scored_checkbench(run: Path) -> int:
         return int(db.execute(query).fetchone()[0])
 
 
+def _store_tables(run: Path) -> dict[str, int]:
+    """Bytes of each table of a checkbench run store, its indexes included, largest first."""
+    with contextlib.closing(sqlite3.connect(run / "run.sqlite")) as db:
+        pages = db.execute(
+            "SELECT COALESCE(m.tbl_name, s.name), SUM(s.pgsize) FROM dbstat s"
+            " LEFT JOIN sqlite_master m ON m.name = s.name GROUP BY 1 ORDER BY 2 DESC"
+        )
+        return dict(pages.fetchall())
+
+
 def _scored_inspect(venv: Path, logs: Path) -> int:
     """Samples scored in the inspect log (inspect exits 0 even when its eval failed)."""
     cmd = [str(venv / "bin" / "python"), str(BENCH / TASK_FILE), "--scored", str(logs)]
@@ -241,9 +251,10 @@ def main() -> None:
             raise SystemExit(
                 f"unknown inspect variant {v!r}: choose from {', '.join(INSPECT_VARIANTS)}"
             )
-    if not _venv_ok(args.venv):
+    if variants and not _venv_ok(args.venv):
         raise SystemExit(
             f"inspect_ai environment not found at {args.venv}: run bench/setup_inspect.sh"
+            " (or measure checkbench alone with --variants '')"
         )
     n, c = args.items, args.concurrency
     if n <= WARM_ITEMS or c < 1 or args.checks < 1:
@@ -261,6 +272,7 @@ def main() -> None:
             figures[tag]["checkbench"] = _measure(client, work, url)
             if (scored := _scored_checkbench(client.outputs[0])) != count:
                 raise SystemExit(f"checkbench scored {scored} of {count} items (logs: {work})")
+            tables = _store_tables(client.outputs[0])
             for v in variants:
                 client = _inspect(work, args.venv, source, url, c, v, tag)
                 figures[tag][f"inspect {v}"] = _measure(client, work, url)
@@ -268,13 +280,20 @@ def main() -> None:
                     raise SystemExit(f"inspect {v} scored {scored} of {count} (logs: {work})")
     shutil.rmtree(work, ignore_errors=True)
     cmd = f"python bench/bench_inspect.py --items {n} --checks {args.checks} --concurrency {c}"
+    cmd += "" if variants else " --variants ''"
     print(f"command: {cmd}")
-    version = _inspect_version(args.venv)
     print(f"{n} items x {args.checks} checks, concurrency {c} (inspect --max-connections {c})")
-    print(f"inspect_ai {version}; fresh process per client, start-up included")
+    if variants:
+        print(
+            f"inspect_ai {_inspect_version(args.venv)}; fresh process per client, start-up included"
+        )
+    else:
+        print("checkbench alone (--variants ''); fresh process, start-up included")
     print("the machine is shared (2 cores, others' jobs running): compare the ratios")
     print(f"marginal: (run - warm-up of {WARM_ITEMS} items), so start-up cancels out")
     _print(figures["run"], figures["warm"], n, WARM_ITEMS)
+    per_table = ", ".join(f"{name} {size / n:.0f}" for name, size in tables.items())
+    print(f"checkbench's store, B/item by table (indexes included): {per_table}")
 
 
 if __name__ == "__main__":

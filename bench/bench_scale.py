@@ -120,13 +120,14 @@ def store_writes(run_dir: Path, n: int = 4000, workers: int = 32) -> None:
 
     from checkbench.llm.base import ChatRequest, ChatResult, Message
     from checkbench.schema import Response
-    from checkbench.store import CallRecord, RunStore
+    from checkbench.steps.caller import call_record
+    from checkbench.store import RunStore
 
     result = ChatResult(content="An instant answer.", prompt_tokens=5, completion_tokens=4)
 
     def answer(store: RunStore, i: int) -> None:
         request = ChatRequest(messages=(Message(role="user", content=f"question {i}"),))
-        store.record_call(CallRecord(f"k{i}", "m", "candidate", request, result, None, 0.01))
+        store.record_call(call_record(f"k{i}", "m", "candidate", request, result, None, 0.01))
         store.put_response(Response(item_id=f"q{i}", model="m", content=result.content))
 
     async def tasks(store: RunStore) -> None:

@@ -14,6 +14,7 @@ from checkbench.jsonl import write_text_atomic
 from checkbench.judges import calibration as calib
 from checkbench.judges.calibration import Calibration, CalibrationReport, Decision, Method
 from checkbench.judges.reference import (
+    REFERENCE_RECORD,
     ReferenceAgreement,
     load_reference_verdicts,
 )
@@ -90,7 +91,7 @@ def reference_agreement(
             for judge in chosen
         ]
         for result in results:  # kept once every judge has been measured
-            store.put_record("reference_agreement", result.judge, result.model_dump(mode="json"))
+            store.put_record(REFERENCE_RECORD, result.judge, result)
         return results
 
 

@@ -47,7 +47,7 @@ def bind_backends(store: RunStore, backends: Sequence[ChatBackend]) -> None:
             prices[backend.name] = price
         if isinstance(backend, BatchBackend):
             backend.use_journal(store)
-    store.set_prices(prices)
+    store.set_prices({name: price.model_dump() for name, price in prices.items()})
 
 
 def run_stage(

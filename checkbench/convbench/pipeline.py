@@ -39,7 +39,7 @@ from checkbench.convbench.first_pass import FirstPass, first_pass
 from checkbench.convbench.flow import model_stages
 from checkbench.convbench.logs import LogTally, check_logs, stream_logs
 from checkbench.convbench.markers import Markers, load_markers
-from checkbench.convbench.stages import RECORD_PREFIX, BuildStages, StageCount
+from checkbench.convbench.stages import DECISIONS, ITEM_RECORD, BuildStages, StageCount
 from checkbench.convbench.summary import (
     REPORT_FILE,
     BuildSummary,
@@ -108,7 +108,7 @@ async def build_benchmark(
                 write_jsonl(bench, items)
             with store.transaction():
                 for item in items:
-                    store.put_record(RECORD_PREFIX + "item", item.id, item.model_dump())
+                    store.put_record(ITEM_RECORD, item.id, item)
             report = _report(spec, store, build, cheap, items, bench, candidates)
     assert not report.broken_chain(), report.broken_chain()
     write_jsonl(Path(run_dir) / REPORT_FILE, [report])
@@ -219,7 +219,7 @@ def _record(store: RunStore, cheap: FirstPass) -> None:
     """Store every decision of the cheap stages, and the topic report."""
     with store.transaction():
         for stage, key, record in cheap.records():
-            store.put_record(RECORD_PREFIX + stage, key, record)
+            store.put_record(DECISIONS[stage], key, record)
         if cheap.topics is not None:
             store.set_meta("build_topics", cheap.topics.model_dump(mode="json"))
 
@@ -242,7 +242,7 @@ def _report(
 ) -> BuildSummary:
     labels = None
     if spec.mode == "conv-to-bench":
-        records = store.records(RECORD_PREFIX + "feedback")
+        records = store.records(DECISIONS["feedback"])
         labels = label_counts([records[c.key] for c in candidates if c.key in records])
     report = BuildSummary(
         mode=spec.mode,

@@ -4,7 +4,7 @@ counting what was kept and dropped and why, and recording each decision.
 A stage looks at candidates one at a time and returns a `Decision`: keep (with what it learnt)
 or drop (with a countable reason). Model answers that stay unusable after the re-asks, and
 failed calls, drop the candidate with a reason of their own, so they are counted, never taken
-as a yes or a no. Each decision is stored with `put_record(f"build:{stage}", key, ...)`.
+as a yes or a no. Each decision is stored as a record of its stage's kind (`DECISIONS`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, with_config
+from typing_extensions import TypedDict
 
 from checkbench.convbench.candidate import Candidate
 from checkbench.convbench.settings import ConvBenchSettings
+from checkbench.schema import Item
 from checkbench.steps.answers import Answer
 from checkbench.steps.model import StepModel, Structured
 from checkbench.steps.progress import ProgressSink
@@ -29,14 +31,42 @@ from checkbench.steps.stage import (
     dispatch_here,
     every_call_failed,
 )
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
 T = TypeVar("T")
 A = TypeVar("A", bound=Answer)
 
 RECORD_PREFIX = "build:"
+"""What a build's record kinds and model-call roles are named with: `build:<stage>`."""
 CALL_FAILED = "model call failed"
 UNUSABLE = "unusable model answer"
+
+
+@with_config(ConfigDict(extra="allow"))
+class DecisionRecord(TypedDict):
+    """A stage's decision on one candidate as the run keeps it: kept or not, the reason it was
+    dropped, and what the stage learnt (the `Decision`'s record) beside them."""
+
+    kept: bool
+    reason: str | None
+
+
+STAGES = (
+    "read",
+    "concession",
+    "topics",
+    "domain",
+    "instruction",
+    "quality",
+    "feedback",
+    "checklist",
+    "draft",
+)
+"""Every stage of a build, in the order they run (the first three without a model)."""
+DECISIONS = {stage: RecordKind(RECORD_PREFIX + stage, DecisionRecord) for stage in STAGES}
+"""The record kind of each stage's decisions, by stage, keyed by candidate."""
+ITEM_RECORD = RecordKind(RECORD_PREFIX + "item", Item)
+"""The items a build made, by item id."""
 
 
 class StageCount(BaseModel):
@@ -163,7 +193,7 @@ class BuildStages:
             index, decision, prompts = result
             decisions[index] = decision
             self.store.put_record(
-                RECORD_PREFIX + stage,
+                DECISIONS[stage],
                 candidates[index].key,
                 {"kept": decision.kept, "reason": decision.reason, **decision.record},
             )

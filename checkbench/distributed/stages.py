@@ -93,20 +93,20 @@ class ProbeCaller(Caller):
     one asked past the cache) fails, and is noted as missed; the stored answers met are kept
     for the worker that will do the job."""
 
-    hits: dict[str, ChatResult] = field(default_factory=dict)
+    hits: dict[str, str] = field(default_factory=dict)
     missed: set[str] = field(default_factory=set)
 
     async def call(
         self, backend: ChatBackend, request: ChatRequest, *, role: str, fresh: bool = False
     ) -> CallOutcome:
         key = request.cache_key(backend_identity(backend))
-        cached = None if fresh else self.store.cached_result(key)
-        if cached is None:
+        stored = None if fresh else self.store.cached_result(key)
+        if stored is None:
             self.missed.add(key)
             return CallOutcome(None, "not stored", cached=False, latency_s=0.0)
-        self.hits[key] = cached
+        self.hits[key] = stored
         self.counters.cached += 1
-        return CallOutcome(cached, None, cached=True, latency_s=0.0)
+        return CallOutcome(ChatResult.model_validate_json(stored), None, cached=True, latency_s=0.0)
 
 
 @dataclass(frozen=True)
@@ -146,11 +146,11 @@ async def _try_here(
     chunk: list[J],
     workers: int,
     done: Callable[[R], None],
-) -> tuple[list[tuple[J, dict[str, ChatResult]]], list[J]]:
+) -> tuple[list[tuple[J, dict[str, str]]], list[J]]:
     """Finish here the jobs the store answers; return (the jobs for Ray with the stored
     answers they met, the jobs that wait here for a request one of those makes)."""
     store = stage.caller.store
-    sent: list[tuple[J, dict[str, ChatResult]]] = []
+    sent: list[tuple[J, dict[str, str]]] = []
     waiting: list[J] = []
     asked: set[str] = set()
 
@@ -173,7 +173,7 @@ async def _try_here(
 
 
 def _dispatch(
-    ray: RayExecutor, work: RemoteWork[J, R], jobs: list[tuple[J, dict[str, ChatResult]]]
+    ray: RayExecutor, work: RemoteWork[J, R], jobs: list[tuple[J, dict[str, str]]]
 ) -> Iterator[BatchDone[R]]:
     """The jobs through one Ray Data pipeline; batches come back as the workers finish them."""
     if not jobs:

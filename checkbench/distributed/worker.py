@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from checkbench.llm import ModelOptions, open_backend
-from checkbench.llm.base import ChatBackend, ChatResult
+from checkbench.llm.base import ChatBackend
 from checkbench.llm.models_file import find_models_file
 from checkbench.steps.caller import CallCounters, Caller
 from checkbench.steps.loop import new_event_loop
@@ -72,12 +72,13 @@ class CallJournal:
 
     calls: list[tuple[CallRecord, bool]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
-    _results: dict[str, ChatResult] = field(default_factory=dict)
+    _results: dict[str, str] = field(default_factory=dict)
+    """Answers by key, as JSON text (as the run store keeps them)."""
 
-    def cached_result(self, key: str) -> ChatResult | None:
+    def cached_result(self, key: str) -> str | None:
         return self._results.get(key)
 
-    def seed(self, results: Mapping[str, ChatResult]) -> None:
+    def seed(self, results: Mapping[str, str]) -> None:
         """Serve these stored answers as cache hits (without recording them again)."""
         self._results.update(results)
 
@@ -138,7 +139,7 @@ def work_batch(batch: Any, work: RemoteWork[J, R]) -> dict[str, list[bytes]]:
 async def _batch(
     work: StageWork[J, R],
     backends: list[ChatBackend],
-    jobs: list[tuple[J, Mapping[str, ChatResult]]],
+    jobs: list[tuple[J, Mapping[str, str]]],
 ) -> BatchDone[R]:
     journal = CallJournal()
     for _, stored in jobs:

@@ -35,10 +35,10 @@ from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageSummary
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
 RUN_SUFFIX = ".meta"
-REPORT_RECORD = "meta_report"
+REPORT_RECORD = RecordKind("meta_report", MetaReport)
 """Record kind of each judge's MetaReport in the run store, keyed by the judge's `model`."""
 META_RUN = "meta_evaluation"
 """Run meta key set in a meta run: its responses are the benchmark's, not models under test."""
@@ -293,5 +293,5 @@ async def judge_meta(
         stages += [replace(s, stage=f"{s.stage} ({backend.name})") for s in done]
     results = [_result(store, records, spec, backend, jobs, settings) for spec, backend in judges]
     for result in results:
-        store.put_record(REPORT_RECORD, result.model, result.report.model_dump(mode="json"))
+        store.put_record(REPORT_RECORD, result.model, result.report)
     return MetaRun(store.run_dir, stages, sorted(results, key=_leaderboard_key))

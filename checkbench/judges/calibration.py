@@ -45,7 +45,7 @@ from checkbench.judges.reference import (
 from checkbench.judges.samples import refuse_samples
 from checkbench.schema import Check, Item, Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
 __all__ = [
     "CALIBRATION_FORMAT",
@@ -65,9 +65,6 @@ __all__ = [
     "read_calibration",
     "split_items",
 ]
-
-REPORT_RECORD = "calibration_report"
-"""Record kind of a CalibrationReport in the run store, keyed by the calibrated judge."""
 
 
 class SplitFacts(BaseModel):
@@ -90,6 +87,10 @@ class CalibrationReport(CalibrationSettings):
     """Group -> its training verdicts, for groups with their own curve."""
     before: ReferenceAgreement
     after: ReferenceAgreement
+
+
+REPORT_RECORD = RecordKind("calibration_report", CalibrationReport)
+"""Record kind of a CalibrationReport in the run store, keyed by the calibrated judge."""
 
 
 def split_items(
@@ -241,7 +242,7 @@ def fit_calibration(
     )
     if save:
         store.put_record(CALIBRATION_RECORD, calibration.name, calibration.model_dump(mode="json"))
-        store.put_record(REPORT_RECORD, calibration.name, report.model_dump(mode="json"))
+        store.put_record(REPORT_RECORD, calibration.name, report)
     return report
 
 
@@ -256,7 +257,7 @@ def apply_calibration(store: RunStore, name: str) -> list[Verdict]:
         )
     verdicts = calibrated_verdicts(calibration, store.items(), own)
     store.put_verdicts(verdicts)
-    if calibration.name not in store.records(CALIBRATION_RECORD):
+    if not store.records(CALIBRATION_RECORD, only=calibration.name):
         store.put_record(CALIBRATION_RECORD, calibration.name, calibration.model_dump(mode="json"))
     judges = store.get_meta("judges", {})
     judges[calibration.name] = {

@@ -21,11 +21,9 @@ from checkbench.judges.samples import refuse_samples
 from checkbench.schema import Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.stats.agreement import VerdictAgreement, verdict_agreement
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
 HUMAN = "human"
-AGREEMENT_RECORD = "judge_agreement"
-"""Record kind of each judge's agreement with the human verdicts in the run store, by judge."""
 
 
 class _HumanLine(BaseModel):
@@ -78,6 +76,10 @@ class JudgeAgreement(VerdictAgreement):
     judge: str
 
 
+AGREEMENT_RECORD = RecordKind("judge_agreement", JudgeAgreement)
+"""Record kind of each judge's agreement with the human verdicts in the run store, by judge."""
+
+
 def judge_agreement(
     run_dir: str | Path,
     human: str | Path,
@@ -108,5 +110,5 @@ def judge_agreement(
             for judge in judges or found
         ]
         for result in results:
-            store.put_record(AGREEMENT_RECORD, result.judge, result.model_dump(mode="json"))
+            store.put_record(AGREEMENT_RECORD, result.judge, result)
         return results

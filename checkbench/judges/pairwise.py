@@ -22,10 +22,10 @@ from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.prompting import prompt_request, prompt_tag
 from checkbench.steps.stage import StageRun, StageSummary
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
 PROMPT = "pairwise_judge_en"
-RECORD_KIND = "pairwise"
+RECORD_KIND = RecordKind("pairwise", PairVerdict)
 REASON_CHARS = 200
 SHOWN: dict[str, Winner] = {"A": "a", "B": "b", "tie": "tie"}
 """The winner as the judge names it (the reply shown first is A) -> the pair's winner."""
@@ -95,8 +95,7 @@ def both_orders(item: Item, x: Response, y: Response) -> list[PairJob]:
 
 def stored_pair_verdicts(store: RunStore, judge: str) -> list[PairVerdict]:
     """Every pairwise judgment of a judge in the run."""
-    records = store.records(RECORD_KIND).values()
-    return [PairVerdict.model_validate(r) for r in records if r["judge"] == judge]
+    return [v for v in store.records(RECORD_KIND).values() if v.judge == judge]
 
 
 async def judge_pairs(
@@ -125,7 +124,7 @@ async def judge_pairs(
     async def judge_one(job: PairJob) -> None:
         nonlocal unscored
         verdict = await judge_pair(model, job, reasks=reasks)
-        store.put_record(RECORD_KIND, job.key(backend.name), verdict.model_dump())
+        store.put_record(RECORD_KIND, job.key(backend.name), verdict)
         unscored += verdict.winner is None
 
     await stage.each(f"pairwise ({backend.name})", todo, backend.max_concurrency, judge_one)

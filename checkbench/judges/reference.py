@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -27,12 +28,12 @@ from checkbench.scoring import UnscoredPolicy, score_responses
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.stats.agreement import VerdictAgreement, verdict_agreement
 from checkbench.stats.estimate import Stat
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
-REFERENCE_RECORD = "reference_agreement"
-"""Record kind of a judge's ReferenceAgreement in the run store, keyed by the judge."""
-CALIBRATION_RECORD = "calibration"
-"""Record kind of a calibration artefact (judges.calibration), keyed by the calibrated judge."""
+CALIBRATION_RECORD = RecordKind("calibration", dict[str, Any])
+"""Record kind of a calibration artefact (judges.calibration), keyed by the calibrated judge:
+kept as the artefact's JSON and read through `read_calibration`, which names another format or
+version rather than a damaged row."""
 
 
 class ModelShift(BaseModel):
@@ -76,6 +77,10 @@ class ReferenceAgreement(BaseModel):
     """Items left out, e.g. a calibrated judge's training items."""
     agreement: VerdictAgreement
     ranking: RankingEffect
+
+
+REFERENCE_RECORD = RecordKind("reference_agreement", ReferenceAgreement)
+"""Record kind of a judge's ReferenceAgreement in the run store, keyed by the judge."""
 
 
 def _spearman(x: np.ndarray, y: np.ndarray) -> float:
@@ -267,8 +272,8 @@ def compare_verdicts(
 
 def training_items(store: RunStore, judge: str) -> set[str]:
     """The items a calibrated judge's calibration was fitted on (empty for other judges)."""
-    artefact = store.records(CALIBRATION_RECORD).get(judge)
-    return set(artefact.get("train_items", [])) if isinstance(artefact, dict) else set()
+    artefact = store.records(CALIBRATION_RECORD, only=judge).get(judge, {})
+    return set(artefact.get("train_items", []))
 
 
 def load_reference_verdicts(
@@ -335,5 +340,5 @@ def reference_agreement(
         level=level,
     )
     if save:
-        store.put_record(REFERENCE_RECORD, judge, result.model_dump(mode="json"))
+        store.put_record(REFERENCE_RECORD, judge, result)
     return result

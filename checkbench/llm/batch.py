@@ -21,15 +21,28 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from typing_extensions import TypedDict
+
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError
 from checkbench.llm.batch_client import BatchClient, BatchStatus
 from checkbench.llm.batch_lines import Outcome, no_result, read_outcomes, request_line
 from checkbench.llm.openai_compat import OpenAIBackend
 from checkbench.schema import Message
+from checkbench.store.records import RecordKind
 
-JOURNAL_KIND = "batch"
-"""The journal's record kind: batch id -> {"model": identity, "state": "submitted", "requests":
-[custom ids]}, then {"model", "state": the final status, "results": lines read}."""
+
+class BatchRecord(TypedDict, total=False):
+    """What the journal keeps of one batch: {"model": identity, "state": "submitted",
+    "requests": [custom ids]}, then {"model", "state": the final status, "results": lines read}."""
+
+    model: str
+    state: str
+    requests: list[str]
+    results: int
+
+
+JOURNAL_KIND = RecordKind("batch", BatchRecord)
+"""The journal's record kind: a BatchRecord by batch id."""
 SUBMITTED = "submitted"
 QUEUE_LIMIT = 1_000_000
 """The concurrency a batch backend offers: enough for every call of a stage to queue."""
@@ -48,9 +61,9 @@ class BatchSettings:
 class BatchJournal(Protocol):
     """Where submitted batches are remembered across restarts (the run store is one)."""
 
-    def put_record(self, kind: str, key: str, value: Any) -> None: ...
+    def put_record(self, kind: RecordKind[BatchRecord], key: str, value: BatchRecord) -> None: ...
 
-    def records(self, kind: str) -> dict[str, Any]: ...
+    def records(self, kind: RecordKind[BatchRecord]) -> dict[str, BatchRecord]: ...
 
     async def durable(self) -> None:
         """Return once every record put so far is committed."""
@@ -194,7 +207,7 @@ class BatchBackend:
         batch.end = no_result(status)
         self._hand_out(batch, outcomes)
         # after the calls just answered have been recorded (they run before this callback)
-        record = {"state": status.status, "results": len(outcomes)}
+        record: BatchRecord = {"state": status.status, "results": len(outcomes)}
         asyncio.get_running_loop().call_soon(self._remember, batch_id, record)
 
     async def _outcomes(self, status: BatchStatus) -> dict[str, Outcome]:
@@ -220,7 +233,7 @@ class BatchBackend:
         else:
             call.set_result(outcome)
 
-    def _remember(self, batch_id: str, record: dict[str, Any]) -> None:
+    def _remember(self, batch_id: str, record: BatchRecord) -> None:
         if self._journal is not None:
             self._journal.put_record(JOURNAL_KIND, batch_id, {"model": self.identity, **record})
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from checkbench.llm.base import LLMError
 from checkbench.llm.openai_compat import parse_retry_after
-from checkbench.llm.redact import register_secret
 from checkbench.llm.retry import RetryPolicy, with_retries
+from checkbench.redact import register_secret
 
 if TYPE_CHECKING:
     import aiohttp

@@ -15,8 +15,8 @@ from pydantic_core import PydanticSerializationError, from_json, to_json
 
 from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
 from checkbench.llm.models_file import Price, Sampling
-from checkbench.llm.redact import redact, register_secret
 from checkbench.llm.replicas import Replicas, Slot
+from checkbench.redact import redact, register_secret
 from checkbench.schema import Message
 
 if TYPE_CHECKING:

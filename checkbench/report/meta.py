@@ -1,9 +1,9 @@
 """The judge meta-evaluation section: what the run store holds about its judges' quality.
 
-Read from store records (`RunStore.put_record(kind, judge, report.model_dump(mode="json"))`):
+Read from store records (`RunStore.put_record(kind, judge, report)`):
 - kind "meta_report": a `ifrewardbench.metrics.MetaReport` (IF-RewardBench: F1 per class, edge
   accuracy, Kendall tau_b, breakdowns, and for a pairwise judge its position consistency);
-- kind "judge_agreement": a `stats.agreement.VerdictAgreement` (verdicts against human ones:
+- kind "judge_agreement": a `judges.human.JudgeAgreement` (verdicts against human ones:
   agreement, kappa, alpha, sensitivity, specificity, MCC);
 - kind "reference_agreement": a `judges.reference.ReferenceAgreement` (verdicts against a
   reference judge's: agreement, and the model scores, ranking and shifts under each);
@@ -16,33 +16,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
-from checkbench.ifrewardbench.metrics import MetaReport
-from checkbench.judges.calibration import REPORT_RECORD, CalibrationReport
-from checkbench.judges.reference import REFERENCE_RECORD, ReferenceAgreement
-from checkbench.report.records import stored_records
+from checkbench.ifrewardbench.run import REPORT_RECORD as META_REPORT
+from checkbench.judges.calibration import REPORT_RECORD
+from checkbench.judges.human import AGREEMENT_RECORD
+from checkbench.judges.reference import REFERENCE_RECORD
 from checkbench.report.run import RunData
-from checkbench.stats.agreement import VerdictAgreement
+from checkbench.store import RecordKind
 
-META_REPORT = "meta_report"
-JUDGE_AGREEMENT = "judge_agreement"
-KINDS: dict[str, type[BaseModel]] = {
-    META_REPORT: MetaReport,
-    JUDGE_AGREEMENT: VerdictAgreement,
-    REFERENCE_RECORD: ReferenceAgreement,
-    REPORT_RECORD: CalibrationReport,
-}
+KINDS: tuple[RecordKind[Any], ...] = (
+    META_REPORT,
+    AGREEMENT_RECORD,
+    REFERENCE_RECORD,
+    REPORT_RECORD,
+)
+"""The meta-evaluation results a run may hold, each by judge."""
 
 
 def meta_section(run: RunData) -> dict[str, Any] | None:
     """Per judge, its stored meta-evaluation results; None when the run holds none."""
     problems: list[str] = []
     judges: dict[str, dict[str, Any]] = {}
-    for kind, model in KINDS.items():
-        records = stored_records(run.store, kind, model, problems, only=run.options.judge)
+    for kind in KINDS:
+        records = run.store.records(kind, only=run.options.judge, unreadable=problems)
         for key, record in records.items():
-            judges.setdefault(key, {})[kind] = record.model_dump(mode="json")
+            judges.setdefault(key, {})[kind.name] = record.model_dump(mode="json")
     if not judges and not problems:
         return None
     return {"judges": judges, "problems": problems}

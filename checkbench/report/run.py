@@ -82,7 +82,8 @@ class RunData:
     @cached_property
     def prices(self) -> dict[str, Price]:
         """model -> price: the models file's as the run stored it, the options' overriding."""
-        return {**self.store.prices(), **self.options.prices}
+        stored = {name: Price.model_validate(p) for name, p in self.store.prices().items()}
+        return {**stored, **self.options.prices}
 
     @cached_property
     def verdict_counts(self) -> dict[str, tuple[int, int]]:

@@ -14,16 +14,18 @@ from __future__ import annotations
 from typing import Any
 
 from checkbench.errors import InputError
-from checkbench.report.records import stored_records
 from checkbench.report.run import RunData
 from checkbench.scan.domains import TAXONOMY_FACET
 from checkbench.scan.navigate import navigate, navigate_items, taxonomy_tags
 from checkbench.scan.navigation import Navigation
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import Taxonomy
+from checkbench.store import RecordKind
 
-NAVIGATION = "navigation"
-TAXONOMY = "taxonomy"
+NAVIGATION = RecordKind("navigation", Navigation)
+"""A judge's stored navigation scores, by judge."""
+TAXONOMY = RecordKind("taxonomy", Taxonomy)
+"""The run's taxonomy tree, under TREE_KEY."""
 TREE_KEY = "tree"
 
 
@@ -37,10 +39,10 @@ def _navigation(run: RunData, judge: str, tree: Taxonomy | None) -> Navigation:
 def taxonomy_section(run: RunData) -> dict[str, Any] | None:
     """Navigation per judge with node descriptions; None when the run has no taxonomy data."""
     problems: list[str] = []
-    tree = run.options.taxonomy or stored_records(
-        run.store, TAXONOMY, Taxonomy, problems, only=TREE_KEY
+    tree = run.options.taxonomy or run.store.records(
+        TAXONOMY, only=TREE_KEY, unreadable=problems
     ).get(TREE_KEY)
-    stored = stored_records(run.store, NAVIGATION, Navigation, problems, only=run.options.judge)
+    stored = run.store.records(NAVIGATION, only=run.options.judge, unreadable=problems)
     tagged = any(item.tag(TAXONOMY_FACET) for item in run.items)
     boards = [
         {"judge": key, "source": "stored", **navigation.model_dump(mode="json")}

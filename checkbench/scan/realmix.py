@@ -40,11 +40,12 @@ from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.prompting import failed_outcome, prompt_request, prompt_tag, query_text
 from checkbench.steps.stage import StageRun, StageSummary
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
 ROLE = "realmix"
 META_KEY = "realmix"
-RECORD_KIND = "realmix"
+RECORD_KIND = RecordKind("realmix", dict[str, Any])
+"""One synthesis attempt by candidate key: its leaf, query, quality verdict and outcome."""
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,12 @@ from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.prompting import fenced_list, prompt_request, prompt_tag, query_text
 from checkbench.steps.stage import StageRun, StageSummary
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
 ROLE = "tagging"
 META_KEY = "scan_tagging"
-RECORD_KIND = "tagging"
+RECORD_KIND = RecordKind("tagging", dict[str, Any])
+"""How an item's tags were chosen, by item id: model, domain, chosen paths or the problem."""
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,49 @@ import time
 from dataclasses import dataclass, field, fields, replace
 
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, LLMError, backend_identity
-from checkbench.llm.redact import redact
 from checkbench.llm.retry import RetryPolicy, with_retries
+from checkbench.redact import redact
 from checkbench.store import CallRecord, RunStore
 
 LIMITS_META = "concurrency_limits"
 """The store's meta key holding, by model name, the concurrency its adaptive limit settled on."""
+
+
+def call_record(
+    key: str,
+    model: str,
+    role: str,
+    request: ChatRequest,
+    result: ChatResult | None,
+    error: str | None,
+    latency_s: float,
+    *,
+    attempts: int = 1,
+    timeouts: int = 0,
+) -> CallRecord:
+    """One model call as the run store keeps it: the request compact (its shared texts apart),
+    the answer as JSON text with its token counts."""
+    compact, shared = request.compact()
+    return CallRecord(
+        key=key,
+        model=model,
+        role=role,
+        request=compact,
+        shared=shared,
+        result=result.model_dump_json() if result is not None else None,
+        error=error,
+        latency_s=latency_s,
+        prompt_tokens=result.prompt_tokens if result is not None else 0,
+        completion_tokens=result.completion_tokens if result is not None else 0,
+        attempts=attempts,
+        timeouts=timeouts,
+    )
+
+
+def stored_result(store: RunStore, key: str) -> ChatResult | None:
+    """The answer the store keeps for an identical earlier request that succeeded, if any."""
+    text = store.cached_result(key)
+    return ChatResult.model_validate_json(text) if text is not None else None
 
 
 @dataclass(frozen=True)
@@ -107,7 +144,7 @@ class Caller:
         """Answer from the store when an identical request succeeded before, else call the
         model. `fresh` asks the model again even then (the new answer replaces the cached one)."""
         key = request.cache_key(backend_identity(backend))
-        cached = None if fresh else self.store.cached_result(key)
+        cached = None if fresh else stored_result(self.store, key)
         if cached is not None:
             self.counters.cached += 1
             return CallOutcome(cached, None, cached=True, latency_s=0.0)
@@ -117,14 +154,14 @@ class Caller:
             result, error = await self._attempts(backend, request, tally)
             latency = time.perf_counter() - start
         self.store.record_call(
-            CallRecord(
-                key=key,
-                model=backend.name,
-                role=role,
-                request=request,
-                result=result,
-                error=error,
-                latency_s=latency,
+            call_record(
+                key,
+                backend.name,
+                role,
+                request,
+                result,
+                error,
+                latency,
                 attempts=tally.attempts,
                 timeouts=tally.timeouts,
             ),

@@ -1,19 +1,20 @@
 """Locate a damaged row of a run store: a stored body that is not JSON, or a column of the
 wrong type. Readers decode rows as they go and would fail with a traceback; when one fails,
-`damaged_row` walks the store and names the first such row in one line."""
+`damaged_row` walks the store and names the first such row in one line (a record is
+checked against its kind, when the module declaring that kind was loaded)."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from checkbench.errors import InputError
-from checkbench.llm.base import ChatResult
 from checkbench.schema import Item, Response, Verdict
+from checkbench.store.records import record_kind
 
 DAMAGE = (ValueError, TypeError, KeyError, AttributeError, sqlite3.OperationalError)
 """What reading a damaged row raises (a pydantic ValidationError is a ValueError; SQLite's
@@ -21,6 +22,7 @@ json functions raise OperationalError on malformed JSON)."""
 
 _PAIRS = TypeAdapter(list[tuple[str, float | None]])
 _TAGS = TypeAdapter(dict[str, list[str]])
+_OBJECT = TypeAdapter(dict[str, Any])
 
 
 def _passed(value: object) -> None:
@@ -30,7 +32,7 @@ def _passed(value: object) -> None:
 
 def _result(value: str | None) -> None:
     if value is not None:
-        ChatResult.model_validate_json(value)
+        _OBJECT.validate_json(value)
 
 
 _SAMPLE = "'sample ' || sample"
@@ -48,6 +50,24 @@ _CHECKS: tuple[tuple[str, str, str, Callable[[Any], object]], ...] = (
 """(table, row key columns, field, decoder): what the readers decode, in the order they do."""
 
 
+def _records(db: sqlite3.Connection) -> Iterator[tuple[list[Any], Any, Callable[[Any], object]]]:
+    """(row key, body, decoder) of every record of a kind a loaded module declares."""
+    for kind, key, body in db.execute("SELECT kind, key, body FROM records ORDER BY rowid"):
+        if (declared := record_kind(kind)) is not None:
+            yield [kind, key], body, declared.load
+
+
+def _rows(
+    db: sqlite3.Connection,
+) -> Iterator[tuple[str, str, list[Any], Any, Callable[[Any], object]]]:
+    """(table, field, row key, value, decoder) of every decoded value, in the readers' order."""
+    for table, key, field, decode in _CHECKS:
+        for *keys, value in db.execute(f"SELECT {key}, {field} FROM {table}"):  # noqa: S608
+            yield table, field, keys, value, decode
+    for keys, value, decode in _records(db):
+        yield "records", "body", keys, value, decode
+
+
 def _why(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         error = exc.errors()[0]
@@ -61,16 +81,15 @@ def _why(exc: Exception) -> str:
 def damaged_row(db: sqlite3.Connection, path: Path) -> InputError | None:
     """The first row that does not decode, as an error naming the store file, the table, the
     row's key and the field; None when every row decodes."""
-    for table, key, field, decode in _CHECKS:
-        for *keys, value in db.execute(f"SELECT {key}, {field} FROM {table}"):  # noqa: S608
-            try:
-                decode(value)
-            except (ValidationError, ValueError, TypeError) as exc:
-                return InputError(
-                    f"damaged row {'/'.join(map(str, keys))} of table {table} "
-                    f"({_why(exc)}): the run store was altered or corrupted; "
-                    "rerun into a new run directory",
-                    path=path,
-                    field=field,
-                )
+    for table, field, keys, value, decode in _rows(db):
+        try:
+            decode(value)
+        except (ValidationError, ValueError, TypeError) as exc:
+            return InputError(
+                f"damaged row {'/'.join(map(str, keys))} of table {table} "
+                f"({_why(exc)}): the run store was altered or corrupted; "
+                "rerun into a new run directory",
+                path=path,
+                field=field,
+            )
     return None

@@ -1,16 +1,20 @@
 """The rows the run store writes and hands back: calls as the audit log keeps them, usage
-per model and role, and verdicts as rows of their table."""
+per model and role, item heads for scoring, and verdicts as rows of their table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from checkbench.llm.base import ChatRequest, ChatResult
-from checkbench.llm.redact import redact
+from checkbench.redact import redact
 from checkbench.schema import Verdict
 
+INSERT_CALL = (
+    "INSERT OR IGNORE INTO calls(key, model, role, status, request, result, prompt_tokens,"
+    " completion_tokens, latency_s, error, created_at, attempts, timeouts)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 INSERT_VERDICTS = (
     "INSERT OR REPLACE INTO verdicts(item_id, model, sample, judge, check_id, passed, body) VALUES "
 )
@@ -43,17 +47,38 @@ class UsageRow:
         return max(self.attempts - self.calls - self.errors, 0)
 
 
+@dataclass(frozen=True, slots=True)
+class ItemHead:
+    """What scoring and the report's tables read of an item, without its texts: its id, rule,
+    (check id, weight) pairs in checklist order, tags and meta."""
+
+    id: str
+    rule: str
+    checks: tuple[tuple[str, float | None], ...]
+    tags: dict[str, list[str]]
+    meta: dict[str, Any]
+
+    def tag(self, facet: str) -> list[str]:
+        """Values of one tag facet (empty when absent), as `Item.tag`."""
+        return self.tags.get(facet, [])
+
+
 @dataclass(frozen=True)
 class CallRecord:
-    """One logical model call as the audit log keeps it."""
+    """One logical model call as the audit log keeps it, as data: the request as compact JSON
+    text naming the texts many requests share by digest (`shared`, digest -> text, kept once),
+    and the answer's JSON text when it succeeded, with its token counts."""
 
     key: str
     model: str
     role: str
-    request: ChatRequest
-    result: ChatResult | None
+    request: str
+    shared: Mapping[str, str]
+    result: str | None
     error: str | None
     latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
     attempts: int = 1
     timeouts: int = 0
 

@@ -6,79 +6,68 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable
-from contextlib import AbstractContextManager, suppress
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
 
 from checkbench.errors import InputError
 from checkbench.inputs import output_dir
-from checkbench.llm.base import ChatResult
-from checkbench.llm.models_file import Price
-from checkbench.llm.redact import redact, redact_optional
+from checkbench.redact import redact, redact_optional
 from checkbench.schema import Item, Response, Verdict
 from checkbench.store import lock
 from checkbench.store.commits import GroupCommit
 from checkbench.store.damage import DAMAGE, damaged_row
+from checkbench.store.files import STORE_FILE
 from checkbench.store.layout import SCHEMA, SCHEMA_VERSION, migrate_v3, stored_version
-from checkbench.store.reads import StoreReads
+from checkbench.store.queries import (
+    BAD_PASSED,
+    CHECKS_OF_SOURCE,
+    KEPT,
+    READ_BATCH,
+    SEARCH_ITEMS,
+    TO_JUDGE,
+    TRIED,
+    UNANSWERED,
+    USAGE,
+    Answering,
+    answering_params,
+    placeholders,
+    stored_as_is,
+)
+from checkbench.store.records import RecordKind
 from checkbench.store.rows import (
+    INSERT_CALL,
     INSERT_VERDICTS,
     ROWS_PER_STATEMENT,
     CallRecord,
+    ItemHead,
     UsageRow,
     insert_rows,
     verdict_rows,
 )
 
-STORE_FILE = "run.sqlite"
+T = TypeVar("T")
 PRICES_META = "prices"
 """The meta key holding, by model name, the models-file price of each model that ran."""
 
 
-SHARED_TEXTS = "request_text"
-"""The records kind of the texts that stored requests name by digest (instructions, schemas)."""
-_INSERT_CALL = (
-    "INSERT OR IGNORE INTO calls(key, model, role, status, request, result, prompt_tokens,"
-    " completion_tokens, latency_s, error, created_at, attempts, timeouts)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+SHARED_TEXTS = RecordKind("request_text", str)
+"""The texts that stored requests name by digest (instructions, schemas)."""
 
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def remove_made(made: Iterable[Path]) -> None:
-    """Remove what opening a store made (`made_by_opening`, taken before it was opened), once
-    it is closed again; a directory something else has put a file in since stays."""
-    for path in made:
-        if not path.is_dir():
-            path.unlink(missing_ok=True)
-            continue
-        with suppress(OSError):
-            path.rmdir()
+class RunStore:
+    """Items, responses, verdicts and every model call of one run, resumable after a crash.
 
-
-def made_by_opening(run_dir: str | Path) -> list[Path]:
-    """What opening a store in `run_dir` would create (nothing when a store is there), in the
-    order to remove it again: its files, the lock file, the missing directories deepest first."""
-    run_dir = Path(run_dir)
-    store = run_dir / STORE_FILE
-    if store.exists():
-        return []
-    made = [store, Path(f"{store}-wal"), Path(f"{store}-shm")]
-    if not (run_dir / lock.LOCK_FILE).exists():
-        made.append(run_dir / lock.LOCK_FILE)
-    for folder in (run_dir, *run_dir.parents):
-        if folder.exists():
-            break
-        made.append(folder)
-    return made
-
-
-class RunStore(StoreReads):
-    """Items, responses, verdicts and every model call of one run, resumable after a crash."""
+    Beside the writers, the readers that walk a whole run without holding it: items and
+    responses read in batches by the long stages, columns for scoring (no bodies parsed), and
+    counts for progress and reports."""
 
     def __init__(self, run_dir: str | Path, *, writer: bool = True, threads: bool = False) -> None:
         """Open (or create) the store; a writer holds the run directory's lock until `close`,
@@ -212,9 +201,63 @@ class RunStore(StoreReads):
         rows = self._db.execute("SELECT body FROM items ORDER BY position")
         return [Item.model_validate_json(body) for (body,) in rows]
 
+    def count_items(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0])
+
+    def item_columns(self) -> Iterator[tuple[str, str, str, str]]:
+        """(id, rule, checks, tags) of every item in order, checks and tags as stored: JSON
+        [[check id, weight], ...] and {facet: [value, ...]}."""
+        return iter(self._db.execute("SELECT id, rule, checks, tags FROM items ORDER BY position"))
+
+    def tag_sets(self) -> list[tuple[str, str]]:
+        """(tags as stored, positions of the items that have them comma-separated, in no set
+        order) for each distinct tags of the run's items."""
+        return self._db.execute(
+            "SELECT tags, GROUP_CONCAT(position) FROM items GROUP BY tags"
+        ).fetchall()
+
+    def item_heads(self) -> Iterator[ItemHead]:
+        """Every item without its texts, in order, read as needed; repeated strings (rules,
+        check ids, facets, tag values) are shared."""
+        shared: dict[str, str] = {}
+        one = shared.setdefault
+        rows = self._db.execute(
+            "SELECT id, rule, checks, tags, json_extract(body, '$.meta') FROM items"
+            " ORDER BY position"
+        )
+        for item_id, rule, checks, tags, meta in rows:
+            yield ItemHead(
+                item_id,
+                one(rule, rule),
+                tuple((one(check, check), weight) for check, weight in json.loads(checks)),
+                {one(f, f): [one(v, v) for v in values] for f, values in json.loads(tags).items()},
+                json.loads(meta),
+            )
+
+    def unanswered(
+        self, model: str, samples: int = 1, batch: int = READ_BATCH
+    ) -> Iterator[tuple[Item, int]]:
+        """The (item, sample index below `samples`) pairs `model` has no usable answer to, by
+        item then sample, read `batch` pairs at a time."""
+        last = (-1, -1)
+        while rows := self._db.execute(
+            UNANSWERED,
+            {
+                "samples": samples,
+                "position": last[0],
+                "sample": last[1],
+                "model": model,
+                "batch": batch,
+            },
+        ).fetchall():
+            last = rows[-1][:2]
+            for _, sample, body in rows:
+                yield Item.model_validate_json(body), sample
+
     # -- calls --------------------------------------------------------------------------------
-    def cached_result(self, key: str) -> ChatResult | None:
-        """The stored answer to an identical earlier request, if it succeeded. A writer reads
+    def cached_result(self, key: str) -> str | None:
+        """The stored answer (its JSON text) to an identical earlier request, if it succeeded.
+        A writer reads
         which keys succeeded once, in one query, and `record_call` keeps that up to date (no
         other process writes the run), so a key it never saw succeed (every call of a fresh
         run) is a miss without a query."""
@@ -227,20 +270,18 @@ class RunStore(StoreReads):
         row = self._db.execute(
             "SELECT result FROM calls WHERE key = ? AND status = 'ok'", (key,)
         ).fetchone()
-        return ChatResult.model_validate_json(row[0]) if row else None
+        return str(row[0]) if row else None
 
     def record_call(self, call: CallRecord, *, replace: bool = False) -> None:
         """Append one model call (success or failure) to the audit log and cache, redacted;
-        `replace` retires an earlier success under the same key (a fresh re-ask). The request
-        is kept compact (`ChatRequest.compact`): the texts many requests share are kept once,
-        as records of kind SHARED_TEXTS."""
+        `replace` retires an earlier success under the same key (a fresh re-ask). The texts
+        the compact request names by digest are kept once, as records of kind SHARED_TEXTS."""
         ok = call.result is not None
-        request, shared = call.request.compact()
-        for digest, text in shared.items():
+        for digest, text in call.shared.items():
             if digest not in self._shared:
                 self._writes.execute(
                     "INSERT OR IGNORE INTO records(kind, key, body) VALUES (?, ?, ?)",
-                    (SHARED_TEXTS, digest, redact(json.dumps(text, ensure_ascii=False))),
+                    (SHARED_TEXTS.name, digest, redact(SHARED_TEXTS.dump(text))),
                 )
                 self._shared.add(digest)
         row = (
@@ -248,10 +289,10 @@ class RunStore(StoreReads):
             call.model,
             call.role,
             "ok" if ok else "error",
-            redact(request),
-            redact(call.result.model_dump_json()) if call.result is not None else None,
-            call.result.prompt_tokens if call.result else 0,
-            call.result.completion_tokens if call.result else 0,
+            redact(call.request),
+            redact_optional(call.result),
+            call.prompt_tokens,
+            call.completion_tokens,
             call.latency_s,
             redact_optional(call.error),
             time.time(),
@@ -264,9 +305,9 @@ class RunStore(StoreReads):
                     "UPDATE calls SET status = 'replaced' WHERE key = ? AND status = 'ok'",
                     (call.key,),
                 )
-                db.execute(_INSERT_CALL, row)
+                db.execute(INSERT_CALL, row)
         else:
-            self._writes.execute(_INSERT_CALL, row)
+            self._writes.execute(INSERT_CALL, row)
         if ok and self._succeeded is not None:
             self._succeeded.add(hash(call.key))
 
@@ -288,29 +329,22 @@ class RunStore(StoreReads):
         """Every stored model name with the identity (endpoint, sampling) it stands for."""
         return dict(self._db.execute("SELECT name, identity FROM models ORDER BY name"))
 
-    def set_prices(self, prices: dict[str, Price]) -> None:
+    def set_prices(self, prices: Mapping[str, Mapping[str, Any]]) -> None:
         """Remember what the models stored under these names cost (their models-file prices
-        as they ran), beside the prices recorded before, so a report of the run bills them."""
+        as they ran, as JSON), beside the prices recorded before, so a report of the run bills
+        them."""
         if prices:
             known = self.get_meta(PRICES_META, {})
-            fresh = {name: price.model_dump() for name, price in prices.items()}
-            self.set_meta(PRICES_META, {**known, **fresh})
+            self.set_meta(PRICES_META, {**known, **prices})
 
-    def prices(self) -> dict[str, Price]:
-        """The price each stored model had in the models file when it last ran, by name."""
-        stored = self.get_meta(PRICES_META, {})
-        return {name: Price.model_validate(price) for name, price in stored.items()}
+    def prices(self) -> dict[str, dict[str, Any]]:
+        """The price (as JSON, for the caller to validate) each stored model had in the models
+        file when it last ran, by name."""
+        return dict(self.get_meta(PRICES_META, {}))
 
     def usage(self) -> list[UsageRow]:
         """Calls, failures, tokens and time per (model, role)."""
-        rows = self._db.execute(
-            "SELECT model, role, SUM(status != 'error'), SUM(status = 'error'), SUM(prompt_tokens),"
-            " SUM(completion_tokens), SUM(latency_s), SUM(attempts), SUM(timeouts),"
-            " SUM(prompt_tokens * IFNULL(json_extract(result, '$.batched'), 0)),"
-            " SUM(completion_tokens * IFNULL(json_extract(result, '$.batched'), 0))"
-            " FROM calls GROUP BY model, role"
-            " ORDER BY role, model"
-        )
+        rows = self._db.execute(USAGE)
         return [UsageRow(*row) for row in rows]
 
     # -- responses ----------------------------------------------------------------------------
@@ -344,6 +378,47 @@ class RunStore(StoreReads):
         rows = self._db.execute("SELECT DISTINCT model FROM responses ORDER BY model")
         return [model for (model,) in rows]
 
+    def count_answered(self, model: str, samples: int = 1) -> int:
+        """How many (item, sample below `samples`) the model has already answered
+        successfully."""
+        query = "SELECT COUNT(*) FROM responses WHERE model = ? AND ok AND sample < ?"
+        return int(self._db.execute(query, (model, samples)).fetchone()[0])
+
+    def response_units(self) -> Iterator[tuple[str, str]]:
+        """(item id, model) of every item a model answered, once however many samples."""
+        return ((item_id, model) for item_id, model, _ in self.response_samples())
+
+    def response_samples(self) -> Iterator[tuple[str, str, int]]:
+        """(item id, model, responses) of every item a model answered: how many samples."""
+        return iter(
+            self._db.execute(
+                "SELECT item_id, model, COUNT(*) FROM responses GROUP BY item_id, model"
+            )
+        )
+
+    def responses_with_meta(self) -> list[Response]:
+        """The responses that carry meta (imported records), by model then item."""
+        rows = self._db.execute(
+            "SELECT r.body FROM responses r JOIN items i ON i.id = r.item_id WHERE r.has_meta"
+            " ORDER BY r.model, i.position"
+        )
+        return [Response.model_validate_json(body) for (body,) in rows]
+
+    def response_counts(self) -> dict[str, tuple[int, int]]:
+        """model -> (responses, failed ones)."""
+        rows = self._db.execute(
+            "SELECT model, COUNT(*), SUM(NOT ok) FROM responses GROUP BY model ORDER BY model"
+        )
+        return {model: (total, failed) for model, total, failed in rows}
+
+    def response_errors(self) -> dict[str, int]:
+        """Why answers failed: each error message with its count, most frequent first."""
+        rows = self._db.execute(
+            "SELECT json_extract(body, '$.error') AS error, COUNT(*) AS n FROM responses"
+            " WHERE NOT ok GROUP BY error ORDER BY n DESC, error"
+        )
+        return dict(rows.fetchall())
+
     # -- verdicts -----------------------------------------------------------------------------
     def put_verdicts(self, verdicts: Iterable[Verdict]) -> None:
         """Store verdicts, replacing earlier ones of one (item, model, sample, judge, check);
@@ -363,22 +438,167 @@ class RunStore(StoreReads):
             args = (judge,)
         return [Verdict.model_validate_json(body) for (body,) in self._db.execute(query, args)]
 
+    def sample_verdicts(
+        self, judge: str, *, source: str | None = None
+    ) -> list[tuple[int, str, str, str, str]]:
+        """(item position, model, item rule, item checks as stored, the judge's verdicts on
+        the response as JSON {check id: passed 1, 0 or null}) of every response, by item
+        position, model, then sample: what scores them, without a row per verdict. With
+        `source`, an item's checks are only those of that source (its other checks' verdicts
+        stay in the verdicts column)."""
+        if self._db.execute(BAD_PASSED, (judge,)).fetchone():  # named by the store on close
+            raise ValueError("a verdict's passed column is not 1, 0 or NULL")
+        checks = "i.checks" if source is None else CHECKS_OF_SOURCE
+        return self._db.execute(
+            f"SELECT i.position, r.model, i.rule, {checks}, json_group_object(v.check_id,"
+            " v.passed) FILTER (WHERE v.check_id IS NOT NULL)"
+            " FROM responses r JOIN items i ON i.id = r.item_id LEFT JOIN verdicts v"
+            " ON v.judge = :judge AND v.item_id = r.item_id AND v.model = r.model"
+            " AND v.sample = r.sample"
+            " GROUP BY i.position, r.model, r.sample ORDER BY i.position, r.model, r.sample",
+            {"judge": judge, "source": source},
+        ).fetchall()
+
+    def count_checked_items(self, source: str | None = None) -> int:
+        """The items with at least one check (of `source`, when given)."""
+        checks = "i.checks" if source is None else CHECKS_OF_SOURCE
+        query = f"SELECT COUNT(*) FROM items i WHERE {checks} != '[]'"
+        return int(self._db.execute(query, {"source": source}).fetchone()[0])
+
+    def verdict_counts(self, judge: str) -> tuple[int, int]:
+        """(verdicts, unscored ones) of a judge."""
+        row = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(passed IS NULL), 0) FROM verdicts WHERE judge = ?",
+            (judge,),
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def unjudged(
+        self, judge: str, batch: int = READ_BATCH, *, answering: Answering = ((), 0)
+    ) -> Iterator[tuple[Item, Response, bool]]:
+        """The responses to items with a checklist that `judge` has not fully scored, each
+        with its item and whether the judge tried it before; read `batch` at a time. The
+        failed answers that `answering` names are left out (see `Answering`)."""
+        last = -1
+        while rows := self._db.execute(
+            f"SELECT r.rowid, i.body, r.body, {TRIED} FROM responses r"
+            " JOIN items i ON i.id = r.item_id"
+            f" WHERE r.rowid > :last AND i.checks != '[]' AND {TO_JUDGE} AND {KEPT}"
+            " ORDER BY r.rowid LIMIT :batch",
+            {"judge": judge, "last": last, "batch": batch, **answering_params(answering)},
+        ).fetchall():
+            last = rows[-1][0]
+            for _, item, response, tried in rows:
+                yield Item.model_validate_json(item), Response.model_validate_json(response), tried
+
+    def count_judgeable(self, judge: str, *, answering: Answering = ((), 0)) -> tuple[int, int]:
+        """(responses to items with a checklist, those of them `judge` has not fully scored),
+        without the failed answers that `answering` names."""
+        row = self._db.execute(
+            f"SELECT COUNT(*), COALESCE(SUM({TO_JUDGE}), 0) FROM responses r"
+            f" JOIN items i ON i.id = r.item_id WHERE i.checks != '[]' AND {KEPT}",
+            {"judge": judge, **answering_params(answering)},
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
     # -- stage records ------------------------------------------------------------------------
-    def put_record(self, kind: str, key: str, value: Any) -> None:
-        """Store one JSON-able output of a pipeline stage (e.g. a build decision) under a key."""
+    def put_record(self, kind: RecordKind[T], key: str, value: T) -> None:
+        """Store one output of a stage (e.g. a build decision) under a key, as its kind's JSON."""
         with self._writes.write() as db:
             db.execute(
                 "INSERT OR REPLACE INTO records(kind, key, body) VALUES (?, ?, ?)",
-                (kind, key, redact(json.dumps(value, ensure_ascii=False))),
+                (kind.name, key, redact(kind.dump(value))),
             )
 
-    def records(self, kind: str) -> dict[str, Any]:
-        """Every record of a kind, by key, in insertion order."""
-        rows = self._db.execute(
-            "SELECT key, body FROM records WHERE kind = ? ORDER BY rowid", (kind,)
-        )
-        return {key: json.loads(body) for key, body in rows}
+    def records(
+        self, kind: RecordKind[T], *, only: str | None = None, unreadable: list[str] | None = None
+    ) -> dict[str, T]:
+        """Every record of a kind (only the one under key `only`, when given), by key, in
+        insertion order, validated. One that does not validate fails the read (named by the
+        store on close), or with `unreadable` is left out and described there in one line."""
+        query = "SELECT key, body FROM records WHERE kind = ?"
+        args: tuple[str, ...] = (kind.name,)
+        if only is not None:
+            query += " AND key = ?"
+            args += (only,)
+        valid: dict[str, T] = {}
+        for key, body in self._db.execute(query + " ORDER BY rowid", args):
+            try:
+                valid[key] = kind.load(body)
+            except ValidationError as exc:
+                if unreadable is None:
+                    raise
+                unreadable.append(kind.problem(key, exc))
+        return valid
 
     def judges(self) -> list[str]:
         rows = self._db.execute("SELECT DISTINCT judge FROM verdicts ORDER BY judge")
         return [judge for (judge,) in rows]
+
+    # -- item records (the report's drill-down) -----------------------------------------------
+    def unit_marks(self, judges: Sequence[str]) -> Iterator[tuple[int, str, bool, bool, bool]]:
+        """(item position, model, some sample failed, some verdict passed, some failed) of
+        every item a model answered, by item then model, over the verdicts of `judges`."""
+        return iter(
+            self._db.execute(
+                "SELECT i.position, r.model, MAX(NOT r.ok),"
+                " COALESCE(MAX(v.passed = 1), 0), COALESCE(MAX(v.passed = 0), 0)"
+                " FROM responses r JOIN items i ON i.id = r.item_id"
+                " LEFT JOIN verdicts v ON v.item_id = r.item_id AND v.model = r.model"
+                f" AND v.sample = r.sample AND v.judge IN ({placeholders(judges)})"
+                " GROUP BY i.position, r.model ORDER BY i.position, r.model",
+                tuple(judges),
+            )
+        )
+
+    def item_records(
+        self, positions: Sequence[int], judges: Sequence[str]
+    ) -> list[tuple[Item, list[Response], list[Verdict]]]:
+        """The items at these positions, each with its responses (by model, then sample) and
+        the verdicts of `judges` on them."""
+        marks = placeholders(positions)
+        items = {
+            position: Item.model_validate_json(body)
+            for position, body in self._db.execute(
+                f"SELECT position, body FROM items WHERE position IN ({marks})", tuple(positions)
+            )
+        }
+        ids = [item.id for item in items.values()]
+        responses: dict[str, list[Response]] = {item_id: [] for item_id in ids}
+        for (body,) in self._db.execute(
+            f"SELECT body FROM responses WHERE item_id IN ({placeholders(ids)})"
+            " ORDER BY model, sample",
+            ids,
+        ):
+            response = Response.model_validate_json(body)
+            responses[response.item_id].append(response)
+        verdicts: dict[str, list[Verdict]] = {item_id: [] for item_id in ids}
+        for (body,) in self._db.execute(
+            f"SELECT body FROM verdicts WHERE item_id IN ({placeholders(ids)})"
+            f" AND judge IN ({placeholders(judges)})",
+            (*ids, *judges),
+        ):
+            verdict = Verdict.model_validate_json(body)
+            verdicts[verdict.item_id].append(verdict)
+        return [(items[p], responses[items[p].id], verdicts[items[p].id]) for p in positions]
+
+    def search_items(
+        self, query: str, judges: Sequence[str], *, after: int = -1, limit: int = -1
+    ) -> list[int]:
+        """Positions after `after` (at most `limit`; -1: all) of the items whose id or a text
+        contains the query, ignoring case: a message, a check, the reference, a response or
+        its error, or a verdict of `judges` (its reason, and its raw answer when unscored).
+        SQL's LIKE over the stored bodies picks the candidates; only these are decoded."""
+        needle = query.lower()
+
+        def hit(text: str | None) -> bool:
+            return text is not None and needle in text.lower()
+
+        self._db.create_function("hit", 1, hit, deterministic=True)
+        judge_marks = ",".join(f":judge{k}" for k in range(len(judges)))
+        rows = self._db.execute(
+            SEARCH_ITEMS.format(judges=judge_marks),
+            {"after": after, "piece": f"%{stored_as_is(needle)}%", "limit": limit}
+            | {f"judge{k}": judge for k, judge in enumerate(judges)},
+        )
+        return [position for (position,) in rows]

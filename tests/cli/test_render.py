@@ -15,8 +15,9 @@ from checkbench.benchmarks import load_items
 from checkbench.cli.render import stage_line, usage_table
 from checkbench.llm.base import ChatRequest, ChatResult
 from checkbench.schema import Message, Response, Verdict
+from checkbench.steps.caller import call_record
 from checkbench.steps.stage import StageSummary
-from checkbench.store import CallRecord, RunStore
+from checkbench.store import RunStore
 from checkbench.testing import OpenAIServer, Reply
 from tests.conftest import ROOT, run_cli
 
@@ -29,14 +30,14 @@ def _record(store: RunStore, key: str, model: str, role: str, error: str | None 
     request = ChatRequest(messages=(Message(role="user", content=key),))
     result = None if error else ChatResult(content="ok", prompt_tokens=120, completion_tokens=30)
     store.record_call(
-        CallRecord(
-            key=key,
-            model=model,
-            role=role,
-            request=request,
-            result=result,
-            error=error,
-            latency_s=1.5,
+        call_record(
+            key,
+            model,
+            role,
+            request,
+            result,
+            error,
+            1.5,
         )
     )
 

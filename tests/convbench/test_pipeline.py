@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from checkbench.benchmarks import load_items
+from checkbench.convbench.stages import DECISIONS
 from checkbench.convbench.summary import REPORT_FILE, BuildSummary
 from checkbench.store import STORE_FILE, RunStore
 from tests.conftest import run_cli
@@ -72,7 +73,7 @@ def test_one_conversation_of_each_format_goes_through_every_stage(built: tuple[P
     items = load_items(bench)
     assert len(items) == report.items >= 1
     with RunStore.existing(run) as store:
-        records = {stage: store.records(f"build:{stage}") for stage in MODEL_STAGES}
+        records = {stage: store.records(DECISIONS[stage]) for stage in MODEL_STAGES}
     # Each conversation is followed stage by stage until it is dropped, with a reason, or
     # becomes an item.
     assert set(records["domain"]) == set(FIRST)

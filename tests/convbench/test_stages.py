@@ -13,7 +13,7 @@ import pytest
 from checkbench import api
 from checkbench.benchmarks import load_items
 from checkbench.convbench.pipeline import BuildSpec
-from checkbench.convbench.stages import CALL_FAILED, UNUSABLE
+from checkbench.convbench.stages import CALL_FAILED, DECISIONS, ITEM_RECORD, UNUSABLE
 from checkbench.convbench.summary import BuildSummary
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
@@ -152,8 +152,8 @@ def test_scripted_build_over_every_format(tmp_path: Path) -> None:
             assert item.id in json.dumps(record, ensure_ascii=False)
 
         with RunStore.existing(run) as store:
-            assert set(store.records("build:item")) == set(items)
-            assert store.records("build:quality")["oa-regex"]["reason"] == (
+            assert set(store.records(ITEM_RECORD)) == set(items)
+            assert store.records(DECISIONS["quality"])["oa-regex"]["reason"] == (
                 "instruction needs missing files"
             )
             calls = sum(row.calls for row in store.usage())
@@ -230,7 +230,7 @@ def test_bad_answers_are_reasked_then_dropped_with_a_recorded_reason(
     )
     assert _stage(report, stage)["reasons"].get(reason) == 1
     with RunStore.existing(run) as store:
-        records = store.records(f"build:{stage}")
+        records = store.records(DECISIONS[stage])
         calls = {row.role: row for row in store.usage()}
     victim = records["sg-sql"]
     assert victim["kept"] is False and victim["reason"] == reason
@@ -313,7 +313,7 @@ def test_draft_answers_that_stay_unusable_are_dropped_and_counted(tmp_path: Path
         report = _build(server, _spec(tmp_path, mode="feedback", domain=None, vocab=None), run)
     assert _stage(report, "draft")["reasons"] == {UNUSABLE: 1}
     with RunStore.existing(run) as store:
-        record = store.records("build:draft")["sg-debounce"]
+        record = store.records(DECISIONS["draft"])["sg-debounce"]
     assert "weight 1 must be above 0" in record["problem"]
 
 
@@ -396,7 +396,7 @@ def test_malformed_records_and_repeated_ids_are_skipped_and_counted(tmp_path: Pa
         f"{log}:4",
     ]
     with RunStore.existing(tmp_path / "run") as store:
-        assert store.records("build:read")[f"{log}:4"]["reason"] == "duplicate conversation id"
+        assert store.records(DECISIONS["read"])[f"{log}:4"]["reason"] == "duplicate conversation id"
     assert report.items == 1
 
 
@@ -418,5 +418,5 @@ def test_user_sides_too_long_for_the_model_are_dropped_without_a_call(tmp_path: 
     assert instruction["reasons"] == {"user side too long": instruction["dropped"]}
     assert len(asked) == instruction["kept"] >= 1 and instruction["dropped"] >= 1
     with RunStore.existing(run) as store:
-        long = [r for r in store.records("build:instruction").values() if not r["kept"]]
+        long = [r for r in store.records(DECISIONS["instruction"]).values() if not r["kept"]]
     assert all(r["user_chars"] > r["limit"] == 120 for r in long)

@@ -147,7 +147,7 @@ def test_the_artefact_round_trips_and_refuses_another_version(tmp_path: Path) ->
     store, items = _run(tmp_path, 24, lambda item, p: p >= 0.25)
     report = fit_calibration(store, "cheap", "ref", method="isotonic", b=B)
     calibration = load_calibration(store, report.name)
-    assert store.records(REPORT_RECORD)[report.name]["after"]["judge"] == report.name
+    assert store.records(REPORT_RECORD)[report.name].after.judge == report.name
     # The stored knots predict what scikit-learn's fitted model predicts, in and out of range.
     from sklearn.isotonic import IsotonicRegression
 

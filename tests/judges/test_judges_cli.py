@@ -66,7 +66,7 @@ def test_agreement_with_a_reference_judge_prints_the_worked_figures(tmp_path: Pa
     assert rows["B"][-3:] == ["2", "->", "2"]
     # The intervals are printed in the notation of the other tables, under each score.
     assert "[62.5, 100.0]" in result.stdout
-    assert _records(run_dir)[REFERENCE_RECORD]["cheap"]["reference"] == "ref"
+    assert _records(run_dir)[REFERENCE_RECORD]["cheap"].reference == "ref"
 
 
 def test_agreement_json_counts_unscored_and_follows_the_policy(tmp_path: Path) -> None:
@@ -174,7 +174,7 @@ def test_calibrate_reports_held_out_items_only_and_applies(tmp_path: Path) -> No
     assert "cheap#calibrated" in out
     stored = _records(run_dir)
     assert set(stored[CALIBRATION_RECORD]) == {"cheap#calibrated"}
-    report = stored[REPORT_RECORD]["cheap#calibrated"]
+    report = stored[REPORT_RECORD]["cheap#calibrated"].model_dump(mode="json")
     # Before: every check fails; after: the isotonic step at 0.2..0.3 gets every check right.
     assert report["before"]["agreement"]["sensitivity"]["value"] == 0.0
     assert report["after"]["agreement"]["agreement"]["value"] == 1.0

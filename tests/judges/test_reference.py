@@ -147,7 +147,7 @@ def _run(tmp_path: Path) -> RunStore:
 def test_in_the_run_and_from_a_file_of_verdicts(tmp_path: Path) -> None:
     with _run(tmp_path) as store:
         stored = reference_agreement(store, "cheap", "ref", b=B)
-        assert store.records(REFERENCE_RECORD)["cheap"]["reference"] == "ref"
+        assert store.records(REFERENCE_RECORD)["cheap"].reference == "ref"
         path = tmp_path / "ref.jsonl"
         path.write_text(
             "".join(

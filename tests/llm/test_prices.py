@@ -145,7 +145,9 @@ def test_a_price_option_overrides_one_stored_price(priced: Path) -> None:
     assert _costs(facts)[("judge", "jdg")] == pytest.approx(JUDGE_COST)
     assert facts["prices"]["cand"]["from"] == "--price" and facts["unused_prices"] == ["gone"]
     with RunStore.existing(priced) as store:
-        assert store.prices()["cand"] == Price(input=1, output=2)  # the report stored nothing
+        assert Price.model_validate(store.prices()["cand"]) == Price(
+            input=1, output=2
+        )  # the report stored nothing
 
 
 def test_the_run_tab_says_where_each_price_comes_from(browser: Browser, priced: Path) -> None:
@@ -176,7 +178,10 @@ def test_two_models_under_one_alias_keep_their_own_prices(tmp_path: Path) -> Non
         prices = store.prices()
         other = next(name for name in store.models() if name != "cand")
     assert other.startswith("cand~")
-    assert prices == {"cand": Price(input=2, output=0), other: Price(input=7, output=0)}
+    assert prices == {
+        "cand": {**Price(input=2, output=0).model_dump()},
+        other: Price(input=7, output=0).model_dump(),
+    }
     costs = _costs(_report_facts(run_dir))
     tokens = 2 * CANDIDATE_TOKENS[0] / 1e6
     assert costs == {

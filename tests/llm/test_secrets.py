@@ -7,7 +7,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from checkbench.llm.redact import REDACTED, redact, register_secret
+from checkbench.redact import REDACTED, redact, register_secret
 from checkbench.testing import OpenAIServer, completion
 from tests.conftest import run_cli
 from tests.llm.test_endpoints import bench

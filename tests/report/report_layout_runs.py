@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from checkbench import api
+from checkbench.ifrewardbench.run import REPORT_RECORD as META_REPORT
 from checkbench.schema import Check, Item, Message, Response, Usage, Verdict
 from checkbench.store import RunStore
 from tests.conftest import ROOT
@@ -123,7 +124,7 @@ def build(run_dir: Path, models: list[str], scenarios: tuple[str, ...], meta: bo
         if meta:
             report = api.meta_report(META_FILE, b=50)
             for judge in JUDGES:
-                store.put_record("meta_report", judge, report.model_dump(mode="json"))
+                store.put_record(META_REPORT, judge, report)
     return [item.id for item in items]
 
 

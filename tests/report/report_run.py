@@ -21,10 +21,13 @@ from pathlib import Path
 from checkbench import api
 from checkbench.ifrewardbench.dataset import load_ifrewardbench
 from checkbench.ifrewardbench.pairwise import pairwise_report
+from checkbench.ifrewardbench.run import REPORT_RECORD as META_REPORT
+from checkbench.judges.human import AGREEMENT_RECORD, JudgeAgreement
 from checkbench.llm.base import ChatRequest, ChatResult
 from checkbench.schema import Check, Item, Message, PairVerdict, Response, Usage, Verdict
 from checkbench.stats.agreement import verdict_agreement
-from checkbench.store import CallRecord, RunStore
+from checkbench.steps.caller import call_record
+from checkbench.store import RunStore
 from tests.conftest import ROOT, free_port
 
 JUDGE = "judge-x"
@@ -106,14 +109,14 @@ def _record_calls(store: RunStore) -> None:
     ):
         result = ChatResult(content="y", prompt_tokens=tokens, completion_tokens=tokens // 4)
         store.record_call(
-            CallRecord(
-                key=f"k{n}",
-                model=model,
-                role=role,
-                request=request,
-                result=result,
-                error=None,
-                latency_s=1.5,
+            call_record(
+                f"k{n}",
+                model,
+                role,
+                request,
+                result,
+                None,
+                1.5,
             )
         )
 
@@ -190,13 +193,13 @@ def build_run(run_dir: Path) -> Expected:
         store.put_verdicts(verdicts)
         _record_calls(store)
         meta = api.meta_report(META_FILE, b=200)
-        store.put_record("meta_report", JUDGE, meta.model_dump(mode="json"))
+        store.put_record(META_REPORT, JUDGE, meta)
         pairwise = pairwise_report(load_ifrewardbench(META_FILE), _pair_verdicts(), b=200, seed=0)
         with_pairs = meta.model_copy(update={"pairwise": pairwise})
-        store.put_record("meta_report", PAIR_JUDGE, with_pairs.model_dump(mode="json"))
+        store.put_record(META_REPORT, PAIR_JUDGE, with_pairs)
         human = [v.model_copy(update={"judge": "human", "passed": True}) for v in verdicts[:80]]
         agreement = verdict_agreement(human, verdicts, b=200)
-        store.put_record("judge_agreement", JUDGE, agreement.model_dump(mode="json"))
+        store.put_record(AGREEMENT_RECORD, JUDGE, JudgeAgreement(judge=JUDGE, **dict(agreement)))
     expected.items = [item.id for item in items]
     for item in items:
         expected.tagged.setdefault(item.tag("task")[0], set()).add(item.id)

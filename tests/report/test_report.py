@@ -126,7 +126,11 @@ def test_taxonomy_tree_and_unreadable_records(run: Expected, tmp_path: Path) -> 
     taxonomy = load_taxonomy(ROOT / "examples" / "taxonomy-mini.json")
     shutil.copytree(run.run_dir, tmp_path / "run")
     with RunStore.existing(tmp_path / "run") as store:
-        store.put_record("meta_report", "broken-judge", {"overall": "not a report"})
+        with store.transaction() as db:  # as a damaged or foreign store might hold it
+            db.execute(
+                "INSERT INTO records(kind, key, body) VALUES (?, ?, ?)",
+                ("meta_report", "broken-judge", '{"overall": "not a report"}'),
+            )
         data = build_report(store, ReportOptions(taxonomy=taxonomy)).data
     [navigation] = data["taxonomy"]["navigations"]
     nodes = {node["path"]: node for node in navigation["nodes"]}

@@ -11,6 +11,7 @@ from checkbench.errors import InputError
 from checkbench.jsonl import read_models
 from checkbench.scan.paths import lineage
 from checkbench.scan.realmix import META_KEY, MixResult, MixSettings, realmix
+from checkbench.scan.realmix import RECORD_KIND as REALMIX
 from checkbench.scan.tree import Node, Taxonomy, save_taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
@@ -59,7 +60,7 @@ def _mix(
     fallback = default or Reply(body=completion("unexpected"))
     with OpenAIServer(fallback, script=script) as server, RunStore(run_dir) as store:
         result = run_on_stub(server, lambda b: realmix(store, b, _items(), TINY, settings=mix))
-        return result, len(server.requests), store.records("realmix")
+        return result, len(server.requests), store.records(REALMIX)
 
 
 def test_a_thin_leaf_gets_a_query_with_provenance_and_the_rounds_stop(tmp_path: Path) -> None:
@@ -142,6 +143,6 @@ def test_synthesize_command_runs_one_round_on_the_embedded_model(tmp_path: Path)
         assert item.meta[META_KEY]["leaf"] == "writing/email"
         assert item.tags["taxonomy"] == ["writing", "writing/email"]
     with RunStore(tmp_path / "run") as store:
-        (record,) = store.records("realmix").values()
+        (record,) = store.records(REALMIX).values()
     assert record["outcome"] in ("accepted", "rejected", "duplicate", "failed")
     assert (record["outcome"] == "accepted") == (len(items) == 5)

@@ -11,6 +11,7 @@ from checkbench.jsonl import read_models
 from checkbench.scan.domains import DOMAINS, OTHER
 from checkbench.scan.paths import lineage
 from checkbench.scan.tagging import META_KEY, TagSettings, closure, tag_items
+from checkbench.scan.tagging import RECORD_KIND as TAGGING
 from checkbench.scan.tree import Node, Taxonomy, save_taxonomy
 from checkbench.schema import Item, Message
 from checkbench.store import RunStore
@@ -84,7 +85,7 @@ def test_scripted_tagging_writes_domains_and_closed_paths(tmp_path: Path) -> Non
         settings = TagSettings(reasks=2)
         result = run_on_stub(server, lambda b: tag_items(store, b, items, TINY, settings=settings))
         requests = list(server.requests)
-        records = store.records("tagging")
+        records = store.records(TAGGING)
     assert len(requests) == len(script)
     leak, note, pirate, sums, unknown = result.items
     assert leak.tags == {

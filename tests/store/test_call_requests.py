@@ -36,7 +36,7 @@ def test_stored_requests_give_back_every_request_sent(tmp_path: Path) -> None:
         api.judge(run, "openai:judge", options=options)
     with sqlite3.connect(run / "run.sqlite") as db:
         rows = db.execute("SELECT role, request FROM calls ORDER BY id").fetchall()
-        kept = db.execute("SELECT key, body FROM records WHERE kind = ?", (SHARED_TEXTS,))
+        kept = db.execute("SELECT key, body FROM records WHERE kind = ?", (SHARED_TEXTS.name,))
         texts = {key: json.loads(body) for key, body in kept}
     stored = [_expanded(request, texts) for _, request in rows]
     sent = server.requests

@@ -21,11 +21,13 @@ from checkbench.report.run import ReportOptions
 from checkbench.schema import Check, Item, Message, Response, Verdict
 from checkbench.scoring import score_responses, store_scores
 from checkbench.steps.pool import run_pool
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
 JUDGE = "j"
 MODELS = ("m-a", "m-b", "m-c")
 CHROMIUM = Path("/usr/bin/chromium")
+
+COUNT = RecordKind("test_streaming.count", int)
 
 
 def _item(i: int) -> Item:
@@ -140,8 +142,8 @@ def test_writes_in_an_event_loop_commit_together_and_each_write_is_atomic(tmp_pa
         raise ValueError("half way")
 
     async def work() -> tuple[int, int]:
-        store.put_record("kind", "a", 1)
-        store.put_record("kind", "b", 2)
+        store.put_record(COUNT, "a", 1)
+        store.put_record(COUNT, "b", 2)
         with pytest.raises(ValueError):
             store.put_verdicts(broken())
         before = _count(store.path, records)
@@ -150,7 +152,7 @@ def test_writes_in_an_event_loop_commit_together_and_each_write_is_atomic(tmp_pa
 
     assert asyncio.run(work()) == (0, 2)  # nothing visible until the turn of the loop ends
     assert _count(store.path, "SELECT COUNT(*) FROM verdicts") == 0
-    store.put_record("kind", "c", 3)  # without a loop: at once
+    store.put_record(COUNT, "c", 3)  # without a loop: at once
     assert _count(store.path, records) == 3
     store.close()
 

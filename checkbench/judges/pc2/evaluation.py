@@ -5,11 +5,11 @@ reused on a rerun; then the summary, with agreement with human preferences."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import combinations
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -32,10 +32,14 @@ from checkbench.stats.ranking import PositionReport
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageRun, StageSummary
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
-CRITERIA_KIND, POINT_KIND, PAIR_KIND = "pc2.criteria", "pc2.pointwise", "pc2.pairwise"
+CRITERIA_KIND = RecordKind("pc2.criteria", dict[str, Any])
+"""An item's derived criteria ({"criteria": CriteriaSet JSON, ...}) or {"problem": ...}."""
+POINT_KIND = RecordKind("pc2.pointwise", PointScore)
+PAIR_KIND = RecordKind("pc2.pairwise", PairVerdict)
 NO_CRITERIA = "no criteria for this item"
+R = TypeVar("R")
 
 
 class PC2Report(BaseModel):
@@ -71,7 +75,7 @@ class PC2Result:
 class _Job:
     """One grading: pointwise (one response) or one order of a pair."""
 
-    kind: str
+    kind: RecordKind[PointScore] | RecordKind[PairVerdict]
     shown: tuple[Response, ...]
     run: Callable[[], Awaitable[PointScore | PairVerdict]]
 
@@ -83,9 +87,15 @@ def _criteria_of(record: dict[str, Any]) -> CriteriaSet | None:
     return CriteriaSet.model_validate(record["criteria"]) if "criteria" in record else None
 
 
-def _done(records: dict[str, Any]) -> dict[str, Any]:
+def _done(records: Mapping[str, R]) -> dict[str, R]:
     """The records that succeeded; failed ones are tried again (their calls replay cached)."""
-    return {key: value for key, value in records.items() if not value.get("problem")}
+    return {key: value for key, value in records.items() if not _problem(value)}
+
+
+def _problem(record: dict[str, Any] | PointScore | PairVerdict) -> str | None:
+    if isinstance(record, dict):
+        return record.get("problem")
+    return record.problem if isinstance(record, PointScore) else None
 
 
 async def pc2_evaluate(
@@ -151,17 +161,16 @@ async def pc2_evaluate(
             for a, b in combinations(sorted(answered, key=lambda r: r.model), 2):
                 jobs.append(_Job(PAIR_KIND, (a, b), partial(pair, item, a, b)))
                 jobs.append(_Job(PAIR_KIND, (b, a), partial(pair, item, b, a)))
-    finished = {kind: _done(store.records(kind)) for kind in (POINT_KIND, PAIR_KIND)}
-    results: dict[str, list[Any]] = {POINT_KIND: [], PAIR_KIND: []}
+    kinds: tuple[RecordKind[Any], ...] = (POINT_KIND, PAIR_KIND)
+    finished = {kind: _done(store.records(kind)) for kind in kinds}
+    results: dict[RecordKind[Any], list[Any]] = {kind: [] for kind in kinds}
 
     async def grade(job: _Job) -> None:
         key = job.key(name)
-        record_type = PointScore if job.kind == POINT_KIND else PairVerdict
-        if key in finished[job.kind]:
-            result: BaseModel = record_type.model_validate(finished[job.kind][key])
-        else:
+        result = finished[job.kind].get(key)
+        if result is None:
             result = await job.run()
-            store.put_record(job.kind, key, result.model_dump())
+            store.put_record(job.kind, key, result)
         results[job.kind].append(result)
 
     await stage.each("pc2: grade", jobs, judge.max_concurrency, grade)

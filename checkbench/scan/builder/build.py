@@ -54,11 +54,16 @@ from checkbench.steps.prompting import (
     query_text,
 )
 from checkbench.steps.stage import StageRun, StageSummary
-from checkbench.store import RunStore
+from checkbench.store import RecordKind, RunStore
 
 ROLE = "taxbuilder"
 PROMPTS = ("scan_tags", "scan_insert", "scan_refine")
-TAGS_KIND, STEP_KIND, PLAN_KIND = "taxbuilder.tags", "taxbuilder.step", "taxbuilder.plan"
+TAGS_KIND = RecordKind("taxbuilder.tags", dict[str, Any])
+"""A query's extracted capabilities: {"tags": [Tag JSON], "calls": n} (+ problem, raw)."""
+STEP_KIND = RecordKind("taxbuilder.step", dict[str, Any])
+"""One step that changed the tree (insert or refine), by its number: what `apply_step` replays."""
+PLAN_KIND = RecordKind("taxbuilder.plan", list[str])
+"""The refinement plan, under "refine": the paths of the nodes to refine, in order."""
 A = TypeVar("A", bound=Answer)
 
 
@@ -297,7 +302,7 @@ async def build_taxonomy(
         stage.advance()
 
     if settings.refine:
-        plan = store.records(PLAN_KIND).get("refine")
+        plan = store.records(PLAN_KIND, only="refine").get("refine")
         if plan is None:
             plan = [path for path, node in build.taxonomy.walk() if len(node.children) >= 2]
             store.put_record(PLAN_KIND, "refine", plan)

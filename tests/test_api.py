@@ -15,14 +15,16 @@ from checkbench import api
 from checkbench.errors import CheckbenchError, InputError
 from checkbench.llm import backend_name, open_backend, parse_model_spec
 
+PROTOCOL_APIS = ("checkbench.convbench.api", "checkbench.scan.api")
+
 
 def _api_functions() -> dict[str, object]:
-    """The public functions of every private api module but the shared one."""
+    """The public functions of every private api module but the shared one, and of the
+    protocols' api modules."""
     found = {}
-    for module in pkgutil.iter_modules(api.__path__):
-        if module.name == "_stage":
-            continue
-        loaded = importlib.import_module(f"checkbench.api.{module.name}")
+    private = [f"checkbench.api.{m.name}" for m in pkgutil.iter_modules(api.__path__)]
+    for name in [*(m for m in private if not m.endswith("._stage")), *PROTOCOL_APIS]:
+        loaded = importlib.import_module(name)
         for name, obj in vars(loaded).items():
             mine = inspect.isfunction(obj) and obj.__module__ == loaded.__name__
             if mine and not name.startswith("_"):

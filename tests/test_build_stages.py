@@ -12,8 +12,8 @@ import pytest
 
 from checkbench import api
 from checkbench.benchmarks import load_items
-from checkbench.convbench.pipeline import BuildSpec
-from checkbench.convbench.stages import CALL_FAILED, UNUSABLE
+from checkbench.convbench.decisions import CALL_FAILED, UNUSABLE
+from checkbench.convbench.spec import BuildSpec
 from checkbench.convbench.summary import BuildSummary
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions

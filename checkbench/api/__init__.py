@@ -1,8 +1,9 @@
 """The Python API: each function is what one CLI command does.
 
-A thin facade: the functions live in private modules (`_evaluate`, `_build`, `_meta`, `_scan`,
-`_report`, `_judges`), which open the model backends and run the event loop; `__all__` lists
-every function and the settings and result types a caller needs.
+A thin facade: the functions live in private modules (`_evaluate`, `_build`, `_meta`,
+`_report`, `_judges`) and in the protocols' `api` modules (`convbench.api`, `scan.api`), which
+open the model backends and run the event loop; `__all__` lists every function and the settings
+and result types a caller needs.
 
 Names are imported lazily (module `__getattr__`, PEP 562): `api.leaderboard` loads what the
 leaderboard needs, not the models and modules of every other command.
@@ -14,7 +15,8 @@ from checkbench.lazy import lazy_exports
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     # functions, one per CLI command
-    "checkbench.api._build": ("build", "filter_by_difficulty", "preview", "score"),
+    "checkbench.api._build": ("filter_by_difficulty",),
+    "checkbench.convbench.api": ("build", "preview", "score"),
     "checkbench.api._evaluate": (
         "Protocol",
         "generate",
@@ -28,7 +30,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "checkbench.api._judges": ("apply_calibration", "calibrate", "reference_agreement"),
     "checkbench.api._meta": ("meta_run",),
     "checkbench.api._report": ("report", "view"),
-    "checkbench.api._scan": (
+    "checkbench.scan.api": (
         "taxonomy_build",
         "taxonomy_navigate",
         "taxonomy_pc2",
@@ -36,7 +38,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "taxonomy_tag",
     ),
     # settings and results
-    "checkbench.convbench.pipeline": ("BuildSpec",),
+    "checkbench.convbench.spec": ("BuildSpec",),
     "checkbench.convbench.scoring": ("BenchScores",),
     "checkbench.convbench.summary": ("BuildSummary", "TopicPreview"),
     "checkbench.distributed": ("Executor", "RayExecutor"),
@@ -49,11 +51,11 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "checkbench.judges.calibration": ("Calibration", "CalibrationReport", "SplitFacts"),
     "checkbench.judges.checklist": ("JudgeSettings",),
     "checkbench.judges.human": ("JudgeAgreement", "judge_agreement"),
-    "checkbench.judges.pc2": ("PC2Result", "PC2Settings"),
     "checkbench.judges.reference": ("ModelShift", "RankingEffect", "ReferenceAgreement"),
     "checkbench.llm": ("ModelOptions",),
     "checkbench.scan.builder": ("TaxBuilderSettings", "TaxBuildResult"),
     "checkbench.scan.navigation": ("Navigation", "NavigationSettings"),
+    "checkbench.scan.pc2": ("PC2Result", "PC2Settings"),
     "checkbench.scan.realmix": ("MixResult", "MixSettings"),
     "checkbench.scan.tagging": ("TagResult", "TagSettings"),
     "checkbench.steps.progress": ("ProgressSink",),

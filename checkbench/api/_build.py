@@ -1,5 +1,4 @@
-"""Benchmarks from conversation logs (Conv-to-Bench, FB-Bench-style curation), FB-Bench's
-difficulty post-filter, and Conv-to-Bench scores of a run."""
+"""FB-Bench's difficulty post-filter: keep the items not every weak model aces."""
 
 from __future__ import annotations
 
@@ -11,57 +10,16 @@ from pathlib import Path
 from checkbench.api._stage import (
     answer_and_judge,
     open_backends,
-    pick_judge,
-    run_closing,
     store_items,
 )
 from checkbench.benchmarks import load_items
-from checkbench.convbench.pipeline import BuildSpec, build_benchmark, preview_build
-from checkbench.convbench.rank_agreement import load_reference
-from checkbench.convbench.scoring import BenchScores, CheckMode, store_bench_scores
-from checkbench.convbench.summary import BuildSummary, TopicPreview
-from checkbench.distributed import Executor, build_engine
 from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
 from checkbench.generate import GenerationSettings
 from checkbench.inputs import output_dir, output_file
 from checkbench.jsonl import write_jsonl
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.llm import ModelOptions, open_backend
-from checkbench.scoring import UnscoredPolicy
-from checkbench.stats import DEFAULT_SEED
 from checkbench.steps.progress import ProgressSink
-from checkbench.store import RunStore
-
-
-def build(
-    spec: BuildSpec,
-    run_dir: str | Path,
-    bench: str | Path,
-    *,
-    options: ModelOptions | None = None,
-    progress: ProgressSink | None = None,
-    executor: Executor = "local",
-) -> BuildSummary:
-    """Turn conversation logs into a benchmark (Conv-to-Bench, or FB-Bench-style curation with
-    `spec.mode="feedback"`); the stage records and the report go to `run_dir`. With
-    `executor="ray"` (or a RayExecutor) records are parsed, first messages embedded and the
-    model stages decided on Ray workers; the results are the local executor's. A build whose
-    logs yield no item raises CheckbenchError; one that keeps none because a stage's calls all
-    failed returns its report (`stage.all_failed`), with no benchmark written."""
-    output_dir(run_dir)
-    output_file(bench)
-    backend = open_backend(spec.model, options)
-    engine = build_engine(executor, spec.model, options)
-    return run_closing(
-        [backend],
-        lambda: build_benchmark(spec, run_dir, bench, backend, progress=progress, engine=engine),
-    )
-
-
-def preview(spec: BuildSpec) -> TopicPreview:
-    """The cheap stages of a build (reading, concession selection, topics) and its topic
-    clusters with their keywords and openers; no model is called and nothing is written."""
-    return preview_build(spec)
 
 
 def filter_by_difficulty(
@@ -111,28 +69,3 @@ def _work_dir(run_dir: str | Path | None) -> AbstractContextManager[str | Path]:
     if run_dir is not None:
         return nullcontext(run_dir)
     return tempfile.TemporaryDirectory(prefix="checkbench-difficulty-")
-
-
-def score(
-    run_dir: str | Path,
-    *,
-    judge: str | None = None,
-    checks: CheckMode = "all",
-    reference: str | Path | None = None,
-    policy: UnscoredPolicy = "exclude",
-    seed: int = DEFAULT_SEED,
-) -> BenchScores:
-    """Conv-to-Bench scores of a run: per model, the mean over instructions of the mean of
-    their checks (instruction-derived checks only, or all), with cluster bootstrap intervals;
-    with a reference leaderboard file, the rank correlations with it. `judge` is the stored
-    judge id whose verdicts to score (default: the run's only judge)."""
-    leaderboard_scores = load_reference(reference) if reference is not None else None
-    with RunStore.existing(run_dir) as store:
-        return store_bench_scores(
-            store,
-            pick_judge(store, judge),
-            checks=checks,
-            policy=policy,
-            reference=leaderboard_scores,
-            seed=seed,
-        )

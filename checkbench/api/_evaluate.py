@@ -150,7 +150,7 @@ def run(
     judge_id = judge_name(judge_backend, judge_settings)
     if protocol == "fb-bench" or (protocol == "auto" and fbbench):
         return summaries, leaderboard(run_dir, judge=judge_id, policy=policy)
-    from checkbench.api._build import score  # Conv-to-Bench's scoring, loaded only for it
+    from checkbench.convbench.api import score  # Conv-to-Bench's scoring, loaded only for it
 
     return summaries, score(run_dir, judge=judge_id, policy=policy)
 

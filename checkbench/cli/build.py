@@ -36,7 +36,7 @@ from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 
 if TYPE_CHECKING:
-    from checkbench.convbench.stages import StageCount
+    from checkbench.convbench.decisions import StageCount
 
 FROM_LOGS = "from-logs"
 

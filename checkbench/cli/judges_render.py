@@ -18,8 +18,8 @@ from checkbench.stats.notation import RATE_DIGITS, SCORE_DIGITS
 
 if TYPE_CHECKING:
     from checkbench.judges.calibration import CalibrationReport
-    from checkbench.judges.pc2 import PC2Report
     from checkbench.judges.reference import ModelShift, ReferenceAgreement
+    from checkbench.scan.pc2 import PC2Report
     from checkbench.stats.estimate import Stat
 
 

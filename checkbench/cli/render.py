@@ -24,7 +24,7 @@ from checkbench.stats.notation import (
 )
 
 if TYPE_CHECKING:
-    from checkbench.convbench.stages import StageCount
+    from checkbench.convbench.decisions import StageCount
     from checkbench.fbbench.scoring import FBBenchLeaderboard
     from checkbench.steps.stage import StageSummary
     from checkbench.store import RunStore

@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from checkbench import api
-from checkbench.cli.options import AsJson, JudgeId
-from checkbench.cli.render import console
 from checkbench.cli.taxonomy import taxonomy_app
+from checkbench.console.options import AsJson, JudgeId
+from checkbench.console.render import console
 from checkbench.errors import CheckbenchError
 from checkbench.llm import backend_name
 

@@ -1,4 +1,5 @@
-"""FB-Bench's difficulty post-filter: keep the items not every weak model aces."""
+"""FB-Bench's API functions: bringing the authors' published judgments into a run, and the
+difficulty post-filter that keeps the items not every weak model aces."""
 
 from __future__ import annotations
 
@@ -7,19 +8,35 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from checkbench.api._stage import (
-    answer_and_judge,
-    open_backends,
-    store_items,
-)
+from checkbench.api._stage import answer_and_judge, open_backends, store_items
 from checkbench.benchmarks import load_items
 from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
+from checkbench.fbbench.judgments import load_fbbench_judgment_dir
+from checkbench.fbbench.versions import ImportSummary
 from checkbench.generate import GenerationSettings
 from checkbench.inputs import output_dir, output_file
 from checkbench.jsonl import write_jsonl
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.steps.progress import ProgressSink
+from checkbench.store import STORE_FILE, RunStore
+
+
+def import_fbbench_judgments(directory: str | Path, run_dir: str | Path) -> ImportSummary:
+    """Load published FB-Bench judgment files (one JSONL per model) into a run, new or not: a
+    sample already in the run is matched by its content, so files of either dataset version
+    land on the same item. The summary says what was read and what differed."""
+    known = []
+    if (Path(run_dir) / STORE_FILE).is_file():
+        with RunStore.existing(run_dir) as store:
+            known = store.items()
+    loaded = load_fbbench_judgment_dir(directory, known=known)
+    with store_items(loaded.items, f"FB-Bench judgments from {directory}", run_dir) as store:
+        with store.transaction():
+            for response in loaded.responses:
+                store.put_response(response)
+        store.put_verdicts(loaded.verdicts)
+    return loaded.summary
 
 
 def filter_by_difficulty(

@@ -1,12 +1,14 @@
 """Load a benchmark file into Items, whatever format it is in: checkbench Items (JSONL or a
-JSON list), FB-Bench's released samples, or SCAN's released query files."""
+JSON list) or a format a registered protocol loads (FB-Bench's released samples, SCAN's
+released query files)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from checkbench.choices import BenchmarkFormat
+from checkbench import registry
+from checkbench.choices import NATIVE_FORMAT
 from checkbench.errors import InputError
 from checkbench.inputs import input_file
 from checkbench.jsonl import iter_json_records, iter_models
@@ -20,20 +22,10 @@ def _native(path: Path) -> Iterator[Item]:
     return (item for _, item in iter_models(path, Item))
 
 
-def _fbbench(path: Path) -> list[Item]:
-    from checkbench.fbbench.dataset import load_fbbench
-
-    return load_fbbench(path)
-
-
-def _scan(path: Path) -> list[Item]:
-    from checkbench.scan.queries import load_scan_queries
-
-    return load_scan_queries(path)
-
-
-LOADERS: dict[BenchmarkFormat, Loader] = {"native": _native, "fb-bench": _fbbench, "scan": _scan}
-"""The loaders by format; the protocol packages are imported only by their own loader."""
+def loaders() -> dict[str, Loader]:
+    """The loaders by format: the native one, then each registered protocol's."""
+    formats = registry.benchmark_formats()
+    return {NATIVE_FORMAT: _native, **{name: fmt.load for name, fmt in formats.items()}}
 
 
 def _first_record(path: Path) -> dict:
@@ -42,26 +34,24 @@ def _first_record(path: Path) -> dict:
 
 
 def detect_format(path: Path) -> str:
-    """Name of the loader that fits the file's first record."""
+    """Name of the first protocol format that fits the file's first record, else native."""
     record = _first_record(path)
-    if "bench_type" in record and "checklist" in record:
-        return "fb-bench"
-    if "prompt" in record and isinstance(record.get("meta_data"), dict):
-        return "scan"
-    return "native"
+    fits = (fmt.name for fmt in registry.benchmark_formats().values() if fmt.fits(record))
+    return next(fits, NATIVE_FORMAT)
 
 
 def iter_items(path: str | Path, fmt: str = "auto") -> Iterator[Item]:
     """Items from a benchmark file, validated one at a time as they are read (JSON Lines files
-    in the native format are read line by line); `fmt` is 'auto' or one of LOADERS. A bad or
+    in the native format are read line by line); `fmt` is 'auto' or one of `loaders()`. A bad or
     repeated record raises a located InputError when it is reached."""
     path = input_file(path)
     if fmt == "auto":
         fmt = detect_format(path)
-    if fmt not in LOADERS:
-        raise InputError(f"unknown format '{fmt}' (known: {', '.join(LOADERS)})", path=path)
+    known = loaders()
+    if fmt not in known:
+        raise InputError(f"unknown format '{fmt}' (known: {', '.join(known)})", path=path)
     seen: set[str] = set()
-    for number, item in enumerate(LOADERS[fmt](path), start=1):
+    for number, item in enumerate(known[fmt](path), start=1):
         if item.id in seen:
             raise InputError(f"duplicate item id '{item.id}'", path=path, line=number, field="id")
         seen.add(item.id)

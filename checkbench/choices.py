@@ -7,8 +7,9 @@ modules take their Literal from here.
 
 from typing import Literal
 
-BenchmarkFormat = Literal["native", "fb-bench", "scan"]
-"""Benchmark file formats, one per loader in `checkbench.benchmarks.LOADERS`."""
+NATIVE_FORMAT = "native"
+"""checkbench's own benchmark file format (Items, JSONL or a JSON list); the other formats are
+the registered protocols' (`checkbench.registry`)."""
 UnscoredPolicy = Literal["zero", "exclude"]
 """Items left unscored by the judge count as 0 (as FB-Bench publishes) or are left out."""
 JudgeMode = Literal["text", "logprob"]

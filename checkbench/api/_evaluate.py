@@ -25,12 +25,11 @@ from checkbench.scoring import UnscoredPolicy
 from checkbench.stats import DEFAULT_SEED
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageSummary
-from checkbench.store import STORE_FILE, RunStore
+from checkbench.store import RunStore
 
 if TYPE_CHECKING:
     from checkbench.convbench.scoring import BenchScores
     from checkbench.fbbench.scoring import FBBenchLeaderboard
-    from checkbench.fbbench.versions import ImportSummary
 
 
 def prepare_run(bench: str | Path, run_dir: str | Path, *, fmt: str = "auto") -> RunStore:
@@ -150,25 +149,6 @@ def run(
     judge_id = judge_name(judge_backend, judge_settings)
     if protocol == "fb-bench" or (protocol == "auto" and fbbench):
         return summaries, leaderboard(run_dir, judge=judge_id, policy=policy)
-    from checkbench.api._build import score  # Conv-to-Bench's scoring, loaded only for it
+    from checkbench.convbench.api import score  # Conv-to-Bench's scoring, loaded only for it
 
     return summaries, score(run_dir, judge=judge_id, policy=policy)
-
-
-def import_fbbench_judgments(directory: str | Path, run_dir: str | Path) -> ImportSummary:
-    """Load published FB-Bench judgment files (one JSONL per model) into a run, new or not: a
-    sample already in the run is matched by its content, so files of either dataset version
-    land on the same item. The summary says what was read and what differed."""
-    from checkbench.fbbench.judgments import load_fbbench_judgment_dir
-
-    known = []
-    if (Path(run_dir) / STORE_FILE).is_file():
-        with RunStore.existing(run_dir) as store:
-            known = store.items()
-    loaded = load_fbbench_judgment_dir(directory, known=known)
-    with store_items(loaded.items, f"FB-Bench judgments from {directory}", run_dir) as store:
-        with store.transaction():
-            for response in loaded.responses:
-                store.put_response(response)
-        store.put_verdicts(loaded.verdicts)
-    return loaded.summary

@@ -1,57 +1,55 @@
-"""The `checkbench` command: thin layers over the Python API, one module per area."""
+"""The `checkbench` command: the core commands (one module per area) and each protocol's
+sub-app, mounted from the registry; thin layers over the Python API."""
 
 from __future__ import annotations
 
-import re
 import sys
 from importlib.metadata import version
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from typer import _click
-from typer.core import TyperGroup, TyperOption
 
+from checkbench.console import Group, err_console, fail, usage_line
 from checkbench.errors import CheckbenchError
+from checkbench.registry import Alias
 
-_NOT_A_CHOICE = re.compile(r"(?:Value error, )?(?P<value>.+) is not one of (?P<choices>.+?)\.?$")
-
-
-def _flags_without_types(params: list[Any]) -> list[Any]:
-    """Flags take no value: their help shows no `<bool>` placeholder."""
-    for param in params:
-        if isinstance(param, TyperOption) and param.is_flag:
-            param.metavar = ""
-    return params
+INTERRUPTED = 130
+"""Exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
 
 
-class Group(TyperGroup):
-    """A command group whose help, and its commands' help, shows flags without a value
-    placeholder."""
+class Root(Group):
+    """The root group: an old command name (a registry `Alias`, not listed in --help) is
+    replaced by the new one before parsing, with a note on stderr."""
 
-    def get_params(self, ctx: _click.Context) -> list[Any]:
-        return _flags_without_types(super().get_params(ctx))
+    aliases: list[Alias] = []
 
-    def get_command(self, ctx: _click.Context, cmd_name: str) -> Any:
-        command = super().get_command(ctx, cmd_name)
-        if command is not None:
-            _flags_without_types(command.get_params(ctx))
-        return command
+    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, renamed(args, self.aliases))
+
+
+def renamed(args: list[str], aliases: list[Alias]) -> list[str]:
+    """`args` with the longest old command name they start with (after the root's options)
+    replaced by its new name, and its renamed options by theirs."""
+    start = next((i for i, arg in enumerate(args) if not arg.startswith("-")), len(args))
+    words = args[start:]
+    matching = [a for a in aliases if words[: len(a.old.split())] == a.old.split()]
+    if not matching:
+        return args
+    alias = max(matching, key=lambda a: len(a.old.split()))
+    err_console.print(alias.note(), markup=False, highlight=False, soft_wrap=True)
+    rest = [alias.options.get(arg, arg) for arg in words[len(alias.old.split()) :]]
+    return [*args[:start], *alias.new.split(), *rest]
 
 
 app = typer.Typer(
-    cls=Group,
+    cls=Root,
     name="checkbench",
     help="Checklist-grounded evaluation of LLMs and of their judges.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-
-err_console = Console(stderr=True)
-INTERRUPTED = 130
-"""Exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
 
 
 def _print_version(asked: bool) -> None:
@@ -72,33 +70,6 @@ def root(
     """Checklist-grounded evaluation of LLMs and of their judges."""
 
 
-def usage_line(exc: _click.exceptions.UsageError) -> str:
-    """A command-line mistake in one line: the option, what is wrong with it, what it takes."""
-    line = exc.format_message()
-    param = getattr(exc, "param", None)
-    if (
-        isinstance(exc, _click.exceptions.BadParameter)
-        and not isinstance(exc, _click.exceptions.MissingParameter)
-        and param is not None
-    ):
-        flag = next((opt for opt in param.opts if opt.startswith("--")), param.opts[0])
-        found = _NOT_A_CHOICE.match(exc.message)
-        if found is not None:
-            noun = param.name.strip("_").replace("_", " ")
-            choices = found["choices"].replace("'", "")
-            line = f"{flag}: unknown {noun} {found['value']} (choose {choices})"
-        else:
-            line = f"{flag}: {exc.message.removeprefix('Value error, ')}"
-    if exc.ctx is not None:
-        line = line.rstrip(".") + f"; see `{exc.ctx.command_path} --help`"
-    return " ".join(line.split())
-
-
-def _fail(message: str) -> None:
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    sys.exit(2)
-
-
 def main() -> None:
     """Entry point: user errors and command-line mistakes become one line on stderr and exit
     code 2."""
@@ -109,9 +80,9 @@ def main() -> None:
     except _click.exceptions.NoArgsIsHelpError:
         sys.exit(2)  # the help is printed already
     except _click.exceptions.UsageError as exc:
-        _fail(usage_line(exc))
+        fail(usage_line(exc))
     except CheckbenchError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except typer.Abort:
         err_console.print("Aborted!")
         sys.exit(1)

@@ -1,7 +1,6 @@
-"""`checkbench build`: benchmarks from conversation logs, and the difficulty post-filter.
+"""`checkbench build`: benchmarks from conversation logs.
 
-`checkbench build LOGS...` is short for `checkbench build from-logs LOGS...`;
-`checkbench build filter BENCH ...` drops the items that every weak model aces.
+`checkbench build LOGS...` is short for `checkbench build from-logs LOGS...`.
 """
 
 from __future__ import annotations
@@ -17,26 +16,24 @@ from typer import _click
 
 from checkbench import api
 from checkbench.choices import Curation, LogFormat
-from checkbench.cli import Group, app
-from checkbench.cli.options import (
-    AUTO_FORMAT,
+from checkbench.cli import app
+from checkbench.console import Group
+from checkbench.console.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
     ExecutorChoice,
-    Format,
-    JudgeModel,
     Model,
     RayAddress,
     with_model_options,
 )
-from checkbench.cli.render import console, exit_if_all_failed, print_usage
+from checkbench.console.render import console, exit_if_all_failed, print_usage
 from checkbench.distributed import executor_named
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 
 if TYPE_CHECKING:
-    from checkbench.convbench.stages import StageCount
+    from checkbench.convbench.decisions import StageCount
 
 FROM_LOGS = "from-logs"
 
@@ -53,7 +50,7 @@ class _LogsByDefault(Group):
 build_app = typer.Typer(
     cls=_LogsByDefault,
     help="Build a benchmark from conversation logs (`build LOGS...` is short for `build "
-    "from-logs LOGS...`); `build filter` drops easy items.",
+    "from-logs LOGS...`).",
     no_args_is_help=True,
 )
 app.add_typer(build_app, name="build")
@@ -258,50 +255,3 @@ def print_build_report(report: api.BuildSummary) -> None:
     if report.feedback_labels:
         labels = ", ".join(f"{label}: {n}" for label, n in report.feedback_labels.items())
         console.print(f"feedback labels of later user messages: {labels}")
-
-
-@build_app.command("filter")
-@with_model_options
-def filter_easy(
-    bench: Annotated[Path, typer.Argument(help="Benchmark file to filter.")],
-    weak_model: Annotated[
-        list[str], typer.Option("--weak-model", "-w", help="A weak model; repeat for several.")
-    ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Filtered benchmark to write.")],
-    judge_model: JudgeModel = DEFAULT_MODEL,
-    run_dir: Annotated[
-        Path | None,
-        typer.Option("--run", help="Keep the weak models' run here (resumable); default: temp."),
-    ] = None,
-    format_: Format = AUTO_FORMAT,
-    max_tokens: Annotated[
-        int | None, typer.Option(min=1, help="Override the weak models' answer length.")
-    ] = None,
-    options: ModelOptions = DEFAULT_OPTIONS,
-) -> None:
-    """Drop the items that every weak model answers with full score (FB-Bench post-filter)."""
-    with RichProgress() as progress:
-        report = api.filter_by_difficulty(
-            bench,
-            weak_model,
-            judge_model,
-            out,
-            run_dir=run_dir,
-            fmt=format_.value,
-            settings=api.GenerationSettings(max_tokens=max_tokens),
-            options=options,
-            progress=progress,
-        )
-    print_difficulty(report, out)
-    exit_if_all_failed(report.stages)
-
-
-def print_difficulty(report: api.DifficultyReport, out: Path) -> None:
-    """What the post-filter kept and dropped."""
-    aced = ", ".join(f"{model}: {n}" for model, n in report.full_scores.items())
-    console.print(
-        f"{report.seen} items: kept {report.kept} ([yellow]{report.undecided} undecided[/]: some "
-        f"answer unscored), dropped {report.dropped} that every weak model aced "
-        f"(judge {report.judge}; full scores per model: {aced}); written to [bold]{out}[/]",
-        highlight=False,
-    )

@@ -1,13 +1,22 @@
-"""Imports every command module so that each registers its commands on the app."""
+"""Imports every core command module so that each registers its commands on the app, then
+mounts each registered protocol's sub-app and its old command names."""
 
+from checkbench import registry
 from checkbench.cli import (  # noqa: F401
+    Root,
+    agreement,
+    app,
     build,
     evaluate,
     generate,
     judges,
-    meta,
     report,
     score,
     taxonomy,
     taxonomy_navigate,
 )
+
+for _protocol in registry.protocols():
+    if _protocol.cli is not None:
+        app.add_typer(_protocol.cli(), name=_protocol.name)
+Root.aliases = registry.aliases()

@@ -1,20 +1,20 @@
-"""`checkbench judge`, `leaderboard`, `run` and `import`: judging and scoring a run."""
+"""`checkbench judge`, `leaderboard` and `run`: judging and scoring a run."""
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.markup import escape
 
 from checkbench import api
 from checkbench.choices import ScoringProtocol
-from checkbench.cli import Group, app
+from checkbench.cli import app
 from checkbench.cli.judges import calibrated_judge
-from checkbench.cli.options import (
+from checkbench.cli.score import print_scores
+from checkbench.console.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
@@ -33,37 +33,16 @@ from checkbench.cli.options import (
     Unscored,
     with_model_options,
 )
-from checkbench.cli.render import (
+from checkbench.console.render import (
     console,
     exit_if_all_failed,
-    print_breakdowns,
-    print_leaderboard,
     print_stages,
     report_hint,
 )
-from checkbench.cli.score import print_scores
 from checkbench.distributed import executor_named
+from checkbench.fbbench.cli import show_leaderboard, show_scored
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
-
-if TYPE_CHECKING:
-    from checkbench.fbbench.scoring import FBBenchLeaderboard
-
-import_app = typer.Typer(cls=Group, help="Bring existing results into a run.", no_args_is_help=True)
-app.add_typer(import_app, name="import")
-
-
-TABLE_FACETS = ("task", "feedback_type", "deficiency")
-"""Facets printed as tables; subtasks (24 values) are in --json and the report."""
-
-
-def _show(board: FBBenchLeaderboard, as_json: bool, breakdowns: bool) -> None:
-    if as_json:
-        print(json.dumps(board.model_dump(mode="json"), ensure_ascii=False, indent=2))
-        return
-    print_leaderboard(board)
-    if breakdowns:
-        print_breakdowns(board, TABLE_FACETS)
 
 
 @app.command()
@@ -120,7 +99,7 @@ def leaderboard(
         policy=unscored_policy,
         source="stored" if stored_scores else "verdicts",
     )
-    _show(board, as_json, breakdowns)
+    show_leaderboard(board, as_json, breakdowns)
 
 
 @app.command()
@@ -175,8 +154,7 @@ def run(
         print_scores(board, None)
         print_next_steps(out, "score", board.judge)
     else:
-        console.print("Scored by the FB-Bench protocol.")
-        _show(board, False, True)
+        show_scored(board)
         print_next_steps(out, "leaderboard", board.judge)
     exit_if_all_failed(summaries)
 
@@ -195,19 +173,3 @@ def print_next_steps(out: Path, command: str, judge: str | None) -> None:
         + report_hint(out),
         highlight=False,
     )
-
-
-@import_app.command("fb-bench-judgments")
-def import_fbbench(
-    directory: Annotated[Path, typer.Argument(help="Folder of published judgment JSONL files.")],
-    run_dir: Annotated[Path, typer.Option("--run", help="Run directory to create or extend.")],
-) -> None:
-    """Load the FB-Bench authors' judgment files (one JSONL per model) so they can be re-scored."""
-    summary = api.import_fbbench_judgments(directory, run_dir)
-    console.print(
-        f"imported {summary.records} responses of {summary.samples} items ({summary.models} "
-        f"models, {summary.files} files) into {run_dir}",
-        markup=False,
-    )
-    for line in summary.lines()[1:]:
-        console.print(line, markup=False)

@@ -9,7 +9,7 @@ import typer
 
 from checkbench import api
 from checkbench.cli import app
-from checkbench.cli.options import (
+from checkbench.console.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
@@ -21,7 +21,7 @@ from checkbench.cli.options import (
     Temperature,
     with_model_options,
 )
-from checkbench.cli.render import exit_if_all_failed, print_stages
+from checkbench.console.render import exit_if_all_failed, print_stages
 from checkbench.distributed import executor_named
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress

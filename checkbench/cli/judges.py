@@ -14,8 +14,8 @@ from checkbench.choices import CalibrationMethod as Method
 from checkbench.choices import Decision
 from checkbench.cli import app
 from checkbench.cli.judges_render import print_calibration
-from checkbench.cli.options import AsJson, ReferenceFile, ReferenceJudge
-from checkbench.cli.render import console
+from checkbench.console.options import AsJson, ReferenceFile, ReferenceJudge
+from checkbench.console.render import console
 
 
 @app.command()

@@ -1,25 +1,26 @@
-"""Terminal output for judges against a reference judge, for a calibration's report and for a
-PC^2 judgment.
+"""Terminal output for judges against human verdicts or a reference judge, for a calibration's
+report and for a PC^2 judgment.
 
 Every statistic prints in the one notation of stats.notation: scores (0-100) and shifts with
 2 decimals, rates and correlations with 3."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from checkbench.cli.meta_render import stat
-from checkbench.cli.render import console, estimate_cell, estimate_inline, score_cell
+from checkbench.console.render import console, estimate_cell, estimate_inline, score_cell, stat
 from checkbench.stats.notation import RATE_DIGITS, SCORE_DIGITS
 
 if TYPE_CHECKING:
     from checkbench.judges.calibration import CalibrationReport
-    from checkbench.judges.pc2 import PC2Report
+    from checkbench.judges.human import JudgeAgreement
     from checkbench.judges.reference import ModelShift, ReferenceAgreement
+    from checkbench.scan.pc2 import PC2Report
     from checkbench.stats.estimate import Stat
 
 
@@ -221,3 +222,39 @@ def print_pc2(report: PC2Report) -> None:
             f"{accuracy.unscored} unscored)",
             highlight=False,
         )
+
+
+_HUMAN_METRICS = {
+    "agreement": "agreement",
+    "kappa": "kappa",
+    "positive_f1": "Pos F1",
+    "negative_f1": "Neg F1",
+    "sensitivity": "sensitivity",
+    "specificity": "specificity",
+}
+
+
+def print_human_agreement(results: Sequence[JudgeAgreement]) -> None:
+    """Per-check agreement of each judge with the human verdicts: one column per judge, so
+    long judge names and intervals fit an 80-column terminal."""
+    table = Table(
+        title="Judge vs human verdicts, per check (95% bootstrap intervals over items)",
+        caption="agreement is FB-Bench's consistency rate; unscored judge verdicts count as "
+        "disagreements",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("judge", no_wrap=True)
+    for r in results:
+        table.add_column(r.judge, justify="right", overflow="fold")
+    table.add_row("checks (n)", *(str(r.n) for r in results))
+    for metric, label in _HUMAN_METRICS.items():
+        table.add_row(label, *(stat(getattr(r, metric)).replace("\n", " ") for r in results))
+    counts = (
+        ("unscored", "unscored"),
+        ("human undecided", "gold_missing"),
+        ("only human", "only_human"),
+        ("only judge", "only_judge"),
+    )
+    for label, field in counts:
+        table.add_row(label, *(str(getattr(r, field)) for r in results))
+    console.print(table)

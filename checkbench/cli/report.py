@@ -9,8 +9,8 @@ import typer
 
 from checkbench import api
 from checkbench.cli import app
-from checkbench.cli.options import JudgeIdOrAll, Unscored
-from checkbench.cli.render import console
+from checkbench.console.options import JudgeIdOrAll, Unscored
+from checkbench.console.render import console
 
 RunDir = Annotated[Path, typer.Argument(help="Run directory.")]
 Prices = Annotated[

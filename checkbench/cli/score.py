@@ -12,8 +12,8 @@ from checkbench import api
 from checkbench.choices import CheckMode
 from checkbench.cli import app
 from checkbench.cli.judges import calibrated_judge
-from checkbench.cli.options import AsJson, CalibrationName, JudgeId, Unscored
-from checkbench.cli.render import console, estimate_inline, score_cell
+from checkbench.console.options import AsJson, CalibrationName, JudgeId, Unscored
+from checkbench.console.render import console, estimate_inline, score_cell
 from checkbench.stats.notation import RATE_DIGITS
 
 if TYPE_CHECKING:

@@ -10,9 +10,10 @@ from rich.markup import escape
 
 from checkbench import api
 from checkbench.choices import PC2Mode, TaxonomyFormat
-from checkbench.cli import Group, app
+from checkbench.cli import app
 from checkbench.cli.judges_render import print_pc2
-from checkbench.cli.options import (
+from checkbench.console import Group
+from checkbench.console.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
     AsJson,
@@ -20,7 +21,7 @@ from checkbench.cli.options import (
     Model,
     with_model_options,
 )
-from checkbench.cli.render import (
+from checkbench.console.render import (
     console,
     exit_if_all_failed,
     print_stages,

@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from checkbench import api
-from checkbench.cli.options import AsJson, JudgeId
-from checkbench.cli.render import console
 from checkbench.cli.taxonomy import taxonomy_app
+from checkbench.console.options import AsJson, JudgeId
+from checkbench.console.render import console
 from checkbench.errors import CheckbenchError
 from checkbench.llm import backend_name
 
@@ -58,7 +58,7 @@ def navigate(
     if as_json:
         print(json.dumps(nav.model_dump(mode="json"), ensure_ascii=False, indent=2))
         return
-    from checkbench.scan.navviews import navigation_view
+    from checkbench.scan.navigation_view import navigation_view
 
     names = nav.models if model is None else [resolve_model(model, nav.models)]
     console.print(navigation_view(nav, names, top))

@@ -1,9 +1,10 @@
 """Benchmarks from real conversation logs: Conv-to-Bench and FB-Bench-style curation.
 
-`pipeline.build_benchmark` (the `checkbench build` command) runs the stages below over a
-`BuildSpec` (`buildspec`); `pipeline.preview_build` runs only the cheap ones (`first_pass`)
-and writes nothing. Heavy dependencies (the `build` extra: wordllama, scikit-learn, pyarrow,
-jieba) are imported only when used.
+`build.build_benchmark` (the `checkbench build` command) runs the stages below over a
+`BuildSpec` (`spec`, with the `BuildEngine` that says where the heavy work runs: here, or on
+Ray workers with `ray_engine`); `build.preview_build` runs only the cheap ones (`first_pass`)
+and writes nothing. `api` holds the API functions (build, preview, score). Heavy dependencies
+(the `build` extra: wordllama, scikit-learn, pyarrow, jieba) are imported only when used.
 
 Reading and rules, no model:
 - `ingest`: stream conversations from OpenAI-messages, ShareGPT, LMSYS-Chat-1M and WildChat logs
@@ -17,7 +18,8 @@ Reading and rules, no model:
   match a domain vocabulary (built-in coding, math, writing in English and Chinese, or the
   user's).
 
-Model stages (`stages` runs them through the run store: cached, resumable, counted, recorded):
+Model stages (`build.model_stages` runs each mode's in order; `decisions` runs each through the
+run store: cached, resumable, counted, recorded):
 - `domain`: the second tier, a zero-shot yes/no on each first user message.
 - `instruction`: one self-contained instruction from the whole user side, then the quality filter.
 - `feedback`: each later user message labelled positive, negative or neither.

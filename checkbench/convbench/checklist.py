@@ -9,8 +9,8 @@ from typing import Annotated, Any
 from pydantic import AfterValidator
 
 from checkbench.convbench.candidate import Candidate, fenced_turn
+from checkbench.convbench.decisions import BuildStages, Decision, failure
 from checkbench.convbench.settings import ConvBenchSettings
-from checkbench.convbench.stages import BuildStages, Decision, failure
 from checkbench.prompts import fence
 from checkbench.schema import Check
 from checkbench.steps.answers import Answer, Unusable, answer_model, choice, listing, text

@@ -33,10 +33,10 @@ from pydantic import AfterValidator, BaseModel, StrictFloat
 
 from checkbench.convbench.candidate import Candidate, fenced_turn, language, provenance
 from checkbench.convbench.checklist import distinct_texts
+from checkbench.convbench.decisions import BuildStages, Decision, failure
 from checkbench.convbench.ingest import Conversation
 from checkbench.convbench.markers import Markers
 from checkbench.convbench.settings import ConvBenchSettings
-from checkbench.convbench.stages import BuildStages, Decision, failure
 from checkbench.schema import WEIGHT_TOLERANCE, Check, Item
 from checkbench.steps.answers import Answer, Unusable, answer_model, choice, listing, text
 

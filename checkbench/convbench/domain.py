@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from checkbench.convbench.candidate import Candidate
-from checkbench.convbench.stages import BuildStages, Decision, failure
+from checkbench.convbench.decisions import BuildStages, Decision, failure
 from checkbench.prompts import fence
 from checkbench.steps.answers import Answer, YesNo
 from checkbench.steps.prompting import clip

@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 from checkbench.convbench.candidate import Candidate, fenced_turn, user_indices
-from checkbench.convbench.stages import BuildStages, Decision
+from checkbench.convbench.decisions import BuildStages, Decision
 from checkbench.steps.answers import Answer, choice
 from checkbench.steps.model import Structured
 

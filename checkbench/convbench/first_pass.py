@@ -16,14 +16,13 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from checkbench.convbench.buildspec import BuildSpec
 from checkbench.convbench.curate import Concession, select
-from checkbench.convbench.engine import LOCAL_ENGINE, BuildEngine
+from checkbench.convbench.decisions import Decision, StageCount, StageTally
 from checkbench.convbench.ingest import Conversation
 from checkbench.convbench.logs import LogTally, stream_logs
 from checkbench.convbench.markers import Markers
 from checkbench.convbench.settings import ConvBenchSettings
-from checkbench.convbench.stages import Decision, StageCount, StageTally
+from checkbench.convbench.spec import LOCAL_ENGINE, BuildEngine, BuildSpec
 from checkbench.convbench.topic_report import Assignment, Cluster, TopicReport
 from checkbench.errors import CheckbenchError
 from checkbench.jsonl import read_models

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 from checkbench.convbench.candidate import Candidate, fenced_turn, user_indices
-from checkbench.convbench.stages import BuildStages, Decision, failure
+from checkbench.convbench.decisions import BuildStages, Decision, failure
 from checkbench.prompts import fence
 from checkbench.steps.answers import Answer, answer_model, choice, text
 

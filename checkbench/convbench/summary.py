@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from checkbench.convbench.stages import RECORD_PREFIX, StageCount
+from checkbench.convbench.decisions import RECORD_PREFIX, StageCount
 from checkbench.convbench.topic_report import TopicReport
 from checkbench.store import RunStore
 

@@ -2,7 +2,7 @@
 
 `generation` and `judging` pick a stage by executor: "local" (the stages of `generate` and
 `judges.stage`), or Ray (`RayExecutor`), whose workers make the model calls and whose driver
-alone writes the run store; `build_engine` is where a Conv-to-Bench build's heavy work runs.
+alone writes the run store (Conv-to-Bench builds on Ray use these in `convbench.ray_engine`).
 Ray is imported only when a Ray stage runs.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 from checkbench.lazy import lazy_exports
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    "checkbench.distributed.build": ("build_engine",),
     "checkbench.distributed.executor": (
         "Executor",
         "ExecutorName",
@@ -20,8 +19,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "checkbench.distributed.stages": ("LOCAL_STAGES", "Stages", "generation", "judging"),
 }
-"""module -> its names exported here, imported on first use (PEP 562): generating or judging
-does not load the Conv-to-Bench build engine."""
+"""module -> its names exported here, imported on first use (PEP 562): naming an executor does
+not load the Ray stages."""
 
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

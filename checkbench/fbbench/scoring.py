@@ -120,7 +120,7 @@ def _stored_scores(
         if found is None:
             raise InputError(
                 f"no stored score for {model} on item {item_id}: stored scores come with "
-                "imported FB-Bench judgment files (`checkbench import fb-bench-judgments`)"
+                "imported FB-Bench judgment files (`checkbench fbbench import`)"
             )
         table[model][item_id] = found.stored_score
     return {model: ItemScores.of(scores, index) for model, scores in table.items()}

@@ -1,1 +1,1 @@
-"""Judges: checklist verification (text and log-prob modes), pairwise, listwise, PC^2."""
+"""Judges: checklist verification (text and log-prob modes), pairwise, listwise."""

@@ -1,4 +1,5 @@
-"""Building a report: each section is a small function from the run to the data it shows."""
+"""Building a report: each section is a small function from the run to the data it shows; the
+core sections first, then each registered protocol's own."""
 
 from __future__ import annotations
 
@@ -7,15 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from checkbench import registry
 from checkbench.inputs import output_file
 from checkbench.jsonl import write_text_atomic
 from checkbench.report.facts import run_facts
 from checkbench.report.items import ItemDetails
+from checkbench.report.judges import judges_section
 from checkbench.report.leaderboard import leaderboards
-from checkbench.report.meta import meta_section
 from checkbench.report.page import render_page
 from checkbench.report.run import ReportOptions, RunData
-from checkbench.report.taxonomy import taxonomy_section
 from checkbench.store import RunStore
 
 Section = Callable[[RunData], Any]
@@ -24,10 +25,18 @@ Section = Callable[[RunData], Any]
 SECTIONS: dict[str, Section] = {
     "facts": run_facts,
     "leaderboards": leaderboards,
-    "meta": meta_section,
-    "taxonomy": taxonomy_section,
+    "meta": judges_section,
 }
+"""The core sections, by their key in the page data."""
 REPORT_FILE = "report.html"
+
+
+def sections() -> dict[str, Section]:
+    """The core sections, then the registered protocols' sections."""
+    found = dict(SECTIONS)
+    for protocol in registry.protocols():
+        found.update(protocol.sections)
+    return found
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,7 @@ def build_report(
     is served (records come from the server) or when the file can embed them all."""
     run = RunData(store, options or ReportOptions())
     details = ItemDetails(run)
-    data = {name: section(run) for name, section in SECTIONS.items()}
+    data = {name: section(run) for name, section in sections().items()}
     data["index"] = details.index(rows=served or len(details) <= run.options.embed_items)
     return Report(data=data, details=details)
 

@@ -1,46 +1,26 @@
 """The leaderboard section: one board per judge, with 95% intervals and breakdowns.
 
-FB-Bench runs (every item tagged with one scenario, EC or RM, and one task) get exactly the
-numbers of `checkbench leaderboard --json`: the same `store_leaderboard` over the run's
-store, its breakdown cells macro means over task groups. Other runs get the
-mean item score per model with its interval, broken down by each tag facet (pooled means over
-the items). Either way breakdowns are model -> facet -> slice ("EC", "RM", "all") -> value ->
-{score, ci, n, unscored}; other runs have the "all" slice only.
+A run a registered protocol claims gets that protocol's boards (`Protocol.leaderboards`: FB-Bench
+runs its leaderboard, a judge meta-evaluation none). Other runs get the mean item score per
+model with its interval, broken down by each tag facet (pooled means over the items). Either
+way breakdowns are model -> facet -> slice ("EC", "RM", "all") -> value ->
+{score, ci, n, unscored}; the mean boards have the "all" slice only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from checkbench.fbbench.scoring import is_fbbench_run, store_leaderboard
-from checkbench.ifrewardbench.run import META_RUN
+from checkbench import registry
 from checkbench.report.run import RunData
 from checkbench.schema import Item
 from checkbench.scoring import facet_breakdown, summarize
 
-FBBENCH_COLUMNS = [
-    ["overall", "Overall"],
-    ["error_correction", "Error correction"],
-    ["response_maintenance", "Response maintenance"],
-]
 MEAN_COLUMNS = [["overall", "Score"]]
 MAX_FACET_VALUES = 40
 """A facet with more values than this (ids, free text) is not a useful breakdown."""
 SKIPPED_FACETS = {"taxonomy"}
 """Facets with their own section."""
-
-
-def _fbbench_board(run: RunData, judge: str) -> dict[str, Any]:
-    board = store_leaderboard(run.store, judge, policy=run.options.policy).model_dump(mode="json")
-    return {
-        "judge": judge,
-        "kind": "fb-bench",
-        "policy": board["policy"],
-        "columns": FBBENCH_COLUMNS,
-        "rows": board["rows"],
-        "breakdowns": board["breakdowns"],
-        "score_mismatches": board["score_mismatches"],
-    }
 
 
 def _facets(items: list[Item]) -> list[str]:
@@ -91,10 +71,11 @@ def _mean_board(run: RunData, judge: str) -> dict[str, Any]:
 
 
 def leaderboards(run: RunData) -> list[dict[str, Any]]:
-    """One leaderboard per judge; none before anything is judged, and none in a judge
-    meta-evaluation (`checkbench meta --judge`), whose responses are the benchmark's, not
-    models under test: there the judges are ranked (the meta section)."""
-    if run.store.get_meta(META_RUN, False):
-        return []
-    board = _fbbench_board if is_fbbench_run(run.items) else _mean_board
-    return [board(run, judge) for judge in run.judges]
+    """One leaderboard per judge (none before anything is judged): the boards of the first
+    protocol that claims the run, else the mean boards."""
+    for protocol in registry.protocols():
+        if protocol.leaderboards is not None:
+            boards = protocol.leaderboards(run)
+            if boards is not None:
+                return boards
+    return [_mean_board(run, judge) for judge in run.judges]

@@ -16,8 +16,7 @@ from typing import Any
 from checkbench.errors import InputError
 from checkbench.report.run import RunData
 from checkbench.scan.domains import TAXONOMY_FACET
-from checkbench.scan.navigate import navigate, navigate_items, taxonomy_tags
-from checkbench.scan.navigation import Navigation
+from checkbench.scan.navigation import Navigation, navigate, navigate_items, taxonomy_tags
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import Taxonomy
 from checkbench.store import RecordKind

@@ -1,5 +1,5 @@
-"""SCAN capability taxonomy: the tree as data, how it grows, how items get onto it, and
-navigation of results over it.
+"""SCAN capability taxonomy: the tree as data, how it grows, how items get onto it, the PC^2
+judge, and navigation of results over it.
 
 - `paths`: slash paths that address nodes ("coding/debugging").
 - `tree`: `Taxonomy` / `Node` (pydantic, JSON on disk), validated loading, pure edit operations,
@@ -11,10 +11,8 @@ navigation of results over it.
 - `builder`: TaxBuilder, a taxonomy grown from queries by model decisions (insert, refine).
 - `tagging`: a domain and hierarchical taxonomy tags for every item.
 - `realmix`: synthesized, quality-filtered queries for leaves with too few items.
-- `navigate`: per-node scores, intervals and ranks per model; strengths, weaknesses, unstable
-  parents and the nodes where models differ most (`navigation`: the result's models;
-  `navviews`: its terminal renderings).
-
-The PC^2 judge, which grades responses against criteria derived from auxiliary answers, lives
-with the other judges in `checkbench.judges.pc2`.
+- `navigation`: per-node scores, intervals and ranks per model; strengths, weaknesses, unstable
+  parents and the nodes where models differ most (the result's models and their computation);
+  `navigation_view`: its terminal renderings, with notes that explain what is not ranked.
+- `pc2`: the PC^2 judge, which grades responses against criteria derived from auxiliary answers.
 """

@@ -1,17 +1,54 @@
-"""What navigation (SCAN) finds: per-node cells and ranks, and each model's profile.
+"""Navigation (SCAN): where in the taxonomy each model is strong, weak or uneven.
 
-The definitions are in `checkbench.scan.navigate`, which computes these; `checkbench.scan.navviews`
-renders them.
+Input: per model, item id -> item score in [0, 1] (None = unscored), and per item its taxonomy
+paths (`Item.tags["taxonomy"]`); a path counts for the node and all its ancestors, and an item
+counts once per node. Definitions, all per node (the root "" is the whole item set, "overall"):
+
+- Cell: a model's mean score over its scored items at the node, n, unscored count (of which
+  how many it never answered), and a seeded percentile bootstrap interval (`stats.mean_ci`).
+- Ranked or "too few": a node is ranked only when every model has at least `min_n` scored items
+  there, so every rank is over the same set of models as the overall rank. Ranks: 1 = best,
+  ties (means equal to 12 decimals) share the average rank.
+- Strength / weakness of model M at a ranked node: shift = overall rank - rank here. A strength
+  needs shift > threshold, a weakness shift < -threshold, and in both the intervals must
+  separate: the comparator is the other model whose rank here is nearest M's overall rank (the
+  model now standing where M usually stands; ties go to the one nearer M's rank here, then by
+  name). A strength needs M's lower bound above the comparator's upper bound, a weakness M's
+  upper bound below the comparator's lower bound. Non-overlap of two 95% intervals is a
+  conservative test, so a flagged node is a displacement beyond the noise.
+- Looser rules: beside the rule in force, the findings are counted under rules that relax one
+  part of it (`NavigationSettings.rules`): the shift alone, intervals at 90%, separate intervals
+  at any rank shift; so a reader sees whether the strict rule hides differences.
+- Instability of a parent for M: the population standard deviation (ddof=0) of M's ranks at its
+  ranked children (needs 2+). Per model, the parents in the top `unstable_fraction` (20%) are
+  unstable: the ceil(fraction * parents) largest values, ties at the cut included, zero never.
+- Spread of a ranked node: best model mean minus worst; `Navigation.most_divergent` sorts by it.
+
+`navigate_items` runs navigation over a run's items on the pruned taxonomy, moving each tag to
+the node that now stands for it; items loaded from SCAN query files, which carry SCAN's type
+tags instead of paths, are placed by `scan.queries.type_tag_paths`. This module holds the
+result's models and their computation; `scan.navigation_view` renders them in the terminal.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, Field
 
-from checkbench.scan.paths import normalize_path
-from checkbench.stats import DEFAULT_B, DEFAULT_SEED
+from checkbench.errors import InputError
+from checkbench.scan.domains import TAXONOMY_FACET
+from checkbench.scan.paths import SEP, TaxonomyError, lineage, normalize_path, parent_of
+from checkbench.scan.prune import prune
+from checkbench.scan.queries import META_KEY as SCAN_META
+from checkbench.scan.queries import type_tag_paths
+from checkbench.scan.tree import Taxonomy
+from checkbench.schema import Item
+from checkbench.stats import DEFAULT_B, DEFAULT_SEED, mean_ci
+from checkbench.stats.ranking import ranks as average_ranks
 
 TOO_FEW = "too few"
 
@@ -134,3 +171,299 @@ class Navigation(BaseModel):
         """The k ranked nodes where the best and worst model differ most."""
         ranked = [node for node in self.nodes if node.spread is not None]
         return sorted(ranked, key=lambda node: -(node.spread or 0.0))[:k]
+
+
+Scores = Mapping[str, Mapping[str, float | None]]
+Bounds = Mapping[str, tuple[float, float]]
+
+
+def taxonomy_tags(items: Iterable[Item], facet: str = TAXONOMY_FACET) -> dict[str, list[str]]:
+    """Item id -> its taxonomy paths, the `tags` input of `navigate`."""
+    return {item.id: item.tag(facet) for item in items}
+
+
+def top_fraction(values: Mapping[str, float], fraction: float) -> set[str]:
+    """Keys among the top `fraction` of values: the ceil(fraction * len) largest, ties at the
+    cut included, zero values never."""
+    if not values:
+        return set()
+    k = max(1, math.ceil(fraction * len(values) - 1e-9))
+    cut = sorted(values.values(), reverse=True)[k - 1]
+    return {key for key, value in values.items() if value >= cut and value > 0}
+
+
+def _check_scores(scores: Scores, items: set[str]) -> None:
+    """Every score belongs to a known item and lies in [0, 1] (NaN is rejected too)."""
+    if not scores:
+        raise InputError("no model scores to navigate")
+    for model, by_item in scores.items():
+        for item_id, score in by_item.items():
+            if item_id not in items:
+                raise InputError(f"model '{model}' has a score for unknown item '{item_id}'")
+            if score is not None and not 0.0 <= score <= 1.0:
+                raise InputError(
+                    f"score {score} of model '{model}' on item '{item_id}' is not in [0, 1]"
+                )
+
+
+def _tag_path(item_id: str, raw: str, known: set[str] | None) -> str:
+    """A tag's canonical path, checked against the taxonomy when one is given."""
+    try:
+        path = normalize_path(raw)
+    except TaxonomyError as exc:
+        raise InputError(f"item '{item_id}': {exc}", field="tags.taxonomy") from None
+    if not path or (known is not None and path not in known):
+        raise InputError(f"item '{item_id}': '{raw}' is not a taxonomy path", field="tags.taxonomy")
+    return path
+
+
+def _members(tags: Mapping[str, Sequence[str]], taxonomy: Taxonomy | None) -> dict[str, list[str]]:
+    """Sorted item ids under each node, in taxonomy preorder (or path order without one)."""
+    members: dict[str, set[str]] = {path: set() for path in taxonomy.paths()} if taxonomy else {}
+    known = set(members) if taxonomy else None
+    for item_id, paths in tags.items():
+        for raw in paths:
+            for node in lineage(_tag_path(item_id, raw, known)):
+                members.setdefault(node, set()).add(item_id)
+    order = list(members) if taxonomy else sorted(members, key=lambda path: path.split(SEP))
+    return {path: sorted(members[path]) for path in order}
+
+
+def _scored(ids: Sequence[str], by_item: Mapping[str, float | None]) -> list[float]:
+    return [s for i in ids if (s := by_item.get(i)) is not None]
+
+
+def _cell(
+    ids: Sequence[str], by_item: Mapping[str, float | None], settings: NavigationSettings
+) -> Cell:
+    """A model's cell at a node of items `ids`."""
+    values = _scored(ids, by_item)
+    missing = sum(item_id not in by_item for item_id in ids)
+    if not values:
+        return Cell(unscored=len(ids), missing=missing)
+    est = mean_ci(values, b=settings.b, seed=settings.seed, level=settings.level)
+    return Cell(
+        mean=est.value,
+        low=est.low if est.has_interval else None,
+        high=est.high if est.has_interval else None,
+        n=est.n,
+        unscored=len(ids) - est.n,
+        missing=missing,
+    )
+
+
+def _node_stats(
+    path: str, ids: list[str], scores: Scores, settings: NavigationSettings
+) -> NodeStats:
+    """Cells of every model at one node, ranked when every model has min_n scored items."""
+    cells = {model: _cell(ids, by_item, settings) for model, by_item in scores.items()}
+    if any(cell.n < settings.min_n for cell in cells.values()):
+        return NodeStats(path=path, items=len(ids), status=TOO_FEW, cells=cells)
+    means = {model: round(cell.mean, 12) for model, cell in cells.items() if cell.mean is not None}
+    ranks = average_ranks(means)
+    ranked = {
+        model: cell.model_copy(update={"rank": ranks[model]}) for model, cell in cells.items()
+    }
+    spread = max(means.values()) - min(means.values())
+    return NodeStats(path=path, items=len(ids), status="ranked", spread=spread, cells=ranked)
+
+
+def _rank(cell: Cell) -> float:
+    """The rank of a cell at a ranked node."""
+    assert cell.rank is not None
+    return cell.rank
+
+
+def _interval(cell: Cell) -> tuple[float, float]:
+    """The interval of a cell at a ranked node, where every model has scored items; NaN bounds
+    (never separate) where it has too few items for one."""
+    assert cell.mean is not None
+    if cell.low is None or cell.high is None:
+        return float("nan"), float("nan")
+    return cell.low, cell.high
+
+
+def _bounds(
+    node: NodeStats,
+    ids: Sequence[str],
+    scores: Scores,
+    settings: NavigationSettings,
+    level: float | None,
+) -> Bounds | None:
+    """Every model's interval at `level` at a ranked node (the cells' own at settings.level),
+    or None when the rule checks no intervals."""
+    if level is None:
+        return None
+    if level == settings.level:
+        return {model: _interval(cell) for model, cell in node.cells.items()}
+    bounds: dict[str, tuple[float, float]] = {}
+    for model, by_item in scores.items():
+        est = mean_ci(_scored(ids, by_item), b=settings.b, seed=settings.seed, level=level)
+        bounds[model] = (est.low, est.high)
+    return bounds
+
+
+def _comparator(node: NodeStats, model: str, position: float) -> str:
+    """The other model whose rank here is nearest `position` (ties: nearer this model, name)."""
+    own = _rank(node.cells[model])
+
+    def distance(other: str) -> tuple[float, float, str]:
+        rank = _rank(node.cells[other])
+        return abs(rank - position), abs(rank - own), other
+
+    return min((m for m in node.cells if m != model), key=distance)
+
+
+def _finding(
+    node: NodeStats, model: str, overall_rank: float, threshold: float, bounds: Bounds | None
+) -> Finding | None:
+    """The strength or weakness of model at node, or None when the shift is within `threshold`
+    or (with `bounds`) the intervals of model and comparator overlap."""
+    cell = node.cells[model]
+    rank = _rank(cell)
+    shift = overall_rank - rank
+    if abs(shift) <= threshold:
+        return None
+    versus = _comparator(node, model, overall_rank)
+    if bounds is not None:
+        (low, high), (other_low, other_high) = bounds[model], bounds[versus]
+        if not (low > other_high if shift > 0 else high < other_low):
+            return None
+    return Finding(
+        path=node.path,
+        rank=rank,
+        overall_rank=overall_rank,
+        shift=shift,
+        cell=cell,
+        versus=versus,
+        versus_cell=node.cells[versus],
+    )
+
+
+def _findings(
+    rule: Rule,
+    overall: NodeStats,
+    nodes: list[NodeStats],
+    members: Mapping[str, Sequence[str]],
+    scores: Scores,
+    settings: NavigationSettings,
+) -> dict[str, list[Finding]]:
+    """Per model, its findings under `rule` at the ranked nodes (none when overall is too few)."""
+    found: dict[str, list[Finding]] = {model: [] for model in scores}
+    for node in nodes:
+        if node.status != "ranked":
+            continue
+        bounds = _bounds(node, members[node.path], scores, settings, rule.level)
+        for model, own in overall.cells.items():
+            if own.rank is not None and (
+                finding := _finding(node, model, own.rank, rule.threshold, bounds)
+            ):
+                found[model].append(finding)
+    return found
+
+
+def _instability(model: str, nodes: list[NodeStats], fraction: float) -> list[Instability]:
+    """Std of the model's ranks over each parent's ranked children, most uneven first."""
+    ranks: dict[str, list[float]] = {}
+    for node in nodes:
+        rank, parent = node.cells[model].rank, parent_of(node.path)
+        if rank is not None and parent:
+            ranks.setdefault(parent, []).append(rank)
+    stds = {parent: float(np.std(r)) for parent, r in ranks.items() if len(r) >= 2}
+    unstable = top_fraction(stds, fraction)
+    rows = [
+        Instability(path=p, std=std, children=len(ranks[p]), unstable=p in unstable)
+        for p, std in stds.items()
+    ]
+    return sorted(rows, key=lambda row: -row.std)
+
+
+def _profile(
+    model: str,
+    overall: NodeStats,
+    found: list[Finding],
+    nodes: list[NodeStats],
+    settings: NavigationSettings,
+) -> Profile:
+    """One model's findings under the rule in force, and its unstable parents."""
+    return Profile(
+        model=model,
+        overall=overall.cells[model],
+        strengths=sorted((f for f in found if f.shift > 0), key=lambda f: -f.shift),
+        weaknesses=sorted((f for f in found if f.shift < 0), key=lambda f: f.shift),
+        instability=_instability(model, nodes, settings.unstable_fraction),
+    )
+
+
+def _rule_count(rule: Rule, found: Mapping[str, list[Finding]]) -> RuleCount:
+    return RuleCount(
+        rule=rule,
+        strengths={model: sum(f.shift > 0 for f in fs) for model, fs in found.items()},
+        weaknesses={model: sum(f.shift < 0 for f in fs) for model, fs in found.items()},
+    )
+
+
+def navigate(
+    scores: Scores,
+    tags: Mapping[str, Sequence[str]],
+    *,
+    taxonomy: Taxonomy | None = None,
+    settings: NavigationSettings | None = None,
+) -> Navigation:
+    """Per-node cells and ranks, each model's strengths, weaknesses and unstable parents, and
+    how many findings each of `settings.rules()` gives.
+
+    `tags` lists every evaluated item (an item with no paths still counts overall); with a
+    taxonomy, every tag must be one of its paths and all its nodes are reported.
+    """
+    settings = settings or NavigationSettings()
+    _check_scores(scores, set(tags))
+    members = _members(tags, taxonomy)
+    overall = _node_stats("", sorted(tags), scores, settings)
+    nodes = [_node_stats(path, ids, scores, settings) for path, ids in members.items()]
+    rules = settings.rules()
+    found = [_findings(rule, overall, nodes, members, scores, settings) for rule in rules]
+    return Navigation(
+        settings=settings,
+        models=list(scores),
+        overall=overall,
+        nodes=nodes,
+        profiles={m: _profile(m, overall, found[0][m], nodes, settings) for m in scores},
+        untagged=sum(not paths for paths in tags.values()),
+        rule_counts=[
+            _rule_count(rule, by_model) for rule, by_model in zip(rules, found, strict=True)
+        ],
+    )
+
+
+def _item_paths(item: Item, taxonomy: Taxonomy) -> list[str]:
+    """The item's taxonomy paths; an item from a SCAN query file that has none (no "taxonomy"
+    facet at all) is placed by its type tags."""
+    if TAXONOMY_FACET in item.tags or SCAN_META not in item.meta:
+        return item.tag(TAXONOMY_FACET)
+    return type_tag_paths(item, taxonomy)
+
+
+def navigate_items(
+    items: Iterable[Item],
+    scores: Scores,
+    taxonomy: Taxonomy,
+    *,
+    settings: NavigationSettings | None = None,
+    pruned: bool = True,
+) -> Navigation:
+    """Navigation of a run's items, whose tags are paths of `taxonomy` (or, for an item from a
+    SCAN query file without paths, its type tags). With `pruned` it runs on the pruned taxonomy
+    and every tag moves to the node that now stands for it (pruning an already pruned taxonomy
+    changes nothing)."""
+    tags = {item.id: _item_paths(item, taxonomy) for item in items}
+    if pruned:
+        result = prune(taxonomy)
+        moved: dict[str, list[str]] = {}
+        for item_id, paths in tags.items():
+            try:
+                moved[item_id] = result.remap(paths)
+            except TaxonomyError as exc:
+                raise InputError(f"item '{item_id}': {exc}", field="tags.taxonomy") from None
+        tags, taxonomy = moved, result.taxonomy
+    return navigate(scores, tags, taxonomy=taxonomy, settings=settings)

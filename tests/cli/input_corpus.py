@@ -208,7 +208,7 @@ def prepare(base: Path) -> None:
     `cal.json`, a calibration of that judge in the form `calibrate --export` writes."""
     base.mkdir(parents=True, exist_ok=True)
     imported = invoke(
-        ["import", "fb-bench-judgments", str(EXAMPLES / "fb-bench-judgments-mini"), "--run", "run"],
+        ["fbbench", "import", str(EXAMPLES / "fb-bench-judgments-mini"), "--out", "run"],
         base,
     )
     assert imported.code == 0, imported.stderr + imported.crash

@@ -1,5 +1,5 @@
 """Corpus cases: broken benchmark files (native JSONL or JSON list, FB-Bench's JSON, SCAN's
-queries, IF-RewardBench) for every command that reads one: run, generate, build filter,
+queries, IF-RewardBench) for every command that reads one: run, generate, fbbench filter,
 taxonomy tag, synthesize and build, meta.
 
 Most bad records are on line 2 after a good line 1, so the error must find the line too.
@@ -253,8 +253,8 @@ RUN = table(
     },
 )
 FILTER = table(
-    "build filter",
-    f"build filter {B} -w local -o hard.jsonl",
+    "fbbench filter",
+    f"fbbench filter {B} -w local -o hard.jsonl",
     B,
     {
         "bad hint": (hints(temperature="hot"), ":2: field 'meta.generation.temperature'"),
@@ -305,8 +305,8 @@ QUERIES = table(
     },
 )
 META = table(
-    "meta",
-    f"meta {M}",
+    "ifrewardbench run",
+    f"ifrewardbench run {M}",
     M,
     {
         "empty file": ("", ": file is empty"),
@@ -353,10 +353,10 @@ ACCEPTED = {
         "a long prompt is the endpoint's to refuse; it is read and sent in bounded time",
     ),
     "meta: a byte-order mark": accepted(
-        f"meta {M}", {M: BOM + ifrb().encode()}, "stripped, as for every input"
+        f"ifrewardbench run {M}", {M: BOM + ifrb().encode()}, "stripped, as for every input"
     ),
     "meta: JSON Lines instead of a list": accepted(
-        f"meta {M}l", {f"{M}l": jsonl(IFRB)}, "both forms are read"
+        f"ifrewardbench run {M}l", {f"{M}l": jsonl(IFRB)}, "both forms are read"
     ),
 }
 

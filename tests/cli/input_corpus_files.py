@@ -125,9 +125,9 @@ def echoes(weight: float) -> dict[str, Any]:
 
 
 A = "jd/model-a.jsonl"
-IMPORT = "import fb-bench-judgments jd --run out"
+IMPORT = "fbbench import jd --out out"
 JUDGMENTS = table(
-    "import",
+    "fbbench import",
     IMPORT,
     A,
     {
@@ -152,7 +152,7 @@ JUDGMENTS = table(
 IMPORTS = {
     "import: an empty folder": case(IMPORT, {"jd": directory}, "jd: no .jsonl judgment files"),
     "import: a file for the folder": case(
-        "import fb-bench-judgments f.json --run out",
+        "fbbench import f.json --out out",
         {"f.json": from_examples("fb-bench-mini.json")},
         "f.json: not a directory",
     ),
@@ -236,8 +236,8 @@ BUILDS = {
     "build --markers: without --curate feedback": case(
         f"{BUILD} --markers m.txt", {L: LOG, "m.txt": "hold: no\n"}, "field 'markers'"
     ),
-    "build filter --run: a file": case(
-        "build filter {ex}/feedback-mini.jsonl -w local -o hard.jsonl --run f.txt",
+    "fbbench filter --run: a file": case(
+        "fbbench filter {ex}/feedback-mini.jsonl -w local -o hard.jsonl --run f.txt",
         {"f.txt": "x"},
         "f.txt: exists and is not a directory",
     ),
@@ -280,8 +280,8 @@ MODELS |= {
         {"m.toml": "[models"},
         "m.toml: not valid TOML",
     ),
-    "meta --models: an unknown key": case(
-        "meta {ex}/ifrewardbench-mini.json -j j -o out --models m.toml",
+    "ifrewardbench run --models: an unknown key": case(
+        "ifrewardbench run {ex}/ifrewardbench-mini.json -j j -o out --models m.toml",
         {"m.toml": GOOD_MODEL + "colour = 1\n"},
         "m.toml:4: field 'models.j.colour'",
     ),
@@ -290,8 +290,8 @@ MODELS |= {
         {"m.toml": GOOD_MODEL + "concurrency = 0\n"},
         "m.toml:4: field 'models.j.concurrency'",
     ),
-    "build filter --models: a directory": case(
-        "build filter {ex}/feedback-mini.jsonl -w j -o hard.jsonl --models m.toml",
+    "fbbench filter --models: a directory": case(
+        "fbbench filter {ex}/feedback-mini.jsonl -w j -o hard.jsonl --models m.toml",
         {"m.toml": directory},
         "m.toml: is a directory",
     ),

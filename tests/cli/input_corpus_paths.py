@@ -25,8 +25,8 @@ X = "x.in"
 INPUTS: dict[str, tuple[str, dict]] = {
     "generate": (f"generate {X} -o out", {}),
     "run": (f"run {X} -o out", {}),
-    "build filter": (f"build filter {X} -w local -o hard.jsonl", {}),
-    "meta": (f"meta {X}", {}),
+    "fbbench filter": (f"fbbench filter {X} -w local -o hard.jsonl", {}),
+    "ifrewardbench run": (f"ifrewardbench run {X}", {}),
     "taxonomy show": (f"taxonomy show {X}", {}),
     "taxonomy build": (f"taxonomy build {X} -o out --taxonomy-out tax.json", {}),
     "build from-logs": (f"build from-logs {X} --domain coding -o out --bench b.jsonl", {}),
@@ -61,7 +61,7 @@ NOT_A_FILE = {
 }
 FOLDERS = {
     f"import: the folder {problem}": case(
-        f"import fb-bench-judgments {X} --run out", {X: make} if make else {}, f"{X}: {message}"
+        f"fbbench import {X} --out out", {X: make} if make else {}, f"{X}: {message}"
     )
     for problem, (make, message) in {
         "missing": (None, "directory not found"),
@@ -80,7 +80,7 @@ UNREADABLE = {
     for reader, (command, needs) in INPUTS.items()
 }
 UNREADABLE["import: an unreadable folder"] = case(
-    f"import fb-bench-judgments {X} --run out",
+    f"fbbench import {X} --out out",
     {X: from_examples("fb-bench-judgments-mini"), f"{X}/.": chmod(0)},
     f"'{X}' is not readable",
     unprivileged=True,
@@ -94,11 +94,11 @@ FROM_LOGS = "build from-logs {ex}/logs-mini.jsonl --domain coding"
 OUTPUTS = {
     "generate -o": f"generate {{ex}}/feedback-mini.jsonl -o ro/out -m {HTTP}",
     "run -o": f"run {{ex}}/feedback-mini.jsonl -o ro/out -m {HTTP} -j {HTTP}",
-    "import --run": "import fb-bench-judgments {ex}/fb-bench-judgments-mini --run ro/out",
-    "meta -o": f"meta {{ex}}/ifrewardbench-mini.json -j {HTTP} -o ro/out",
+    "fbbench import --out": "fbbench import {ex}/fb-bench-judgments-mini --out ro/out",
+    "ifrewardbench run -o": f"ifrewardbench run {{ex}}/ifrewardbench-mini.json -j {HTTP} -o ro/out",
     "build --bench": f"{FROM_LOGS} -o out --bench ro/b.jsonl",
     "build -o": f"{FROM_LOGS} -o ro/out --bench b.jsonl",
-    "build filter -o": "build filter {ex}/feedback-mini.jsonl -w local -o ro/hard.jsonl",
+    "fbbench filter -o": "fbbench filter {ex}/feedback-mini.jsonl -w local -o ro/hard.jsonl",
     "taxonomy build --taxonomy-out": (
         "taxonomy build {ex}/queries-mini.jsonl -o out --taxonomy-out ro/tax.json"
     ),

@@ -188,7 +188,11 @@ def test_written_files_get_ordinary_permissions(tmp_path: Path) -> None:
     [
         (["leaderboard", "RUN", "--unscored", "maybe"], "--unscored", "zero, exclude"),
         (["judge", "RUN", "--mode", "fast"], "--mode", "text, logprob"),
-        (["meta", "FILE", "--paradigm", "all"], "--paradigm", "verification, pairwise, both"),
+        (
+            ["ifrewardbench", "run", "FILE", "--paradigm", "all"],
+            "--paradigm",
+            "verification, pairwise, both",
+        ),
     ],
 )
 def test_a_bad_choice_is_one_line_naming_the_option_and_its_choices(

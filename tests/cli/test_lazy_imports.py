@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import get_args
 
 import pytest
 
-from checkbench.benchmarks import LOADERS
-from checkbench.choices import BenchmarkFormat
+from checkbench.benchmarks import loaders
+from checkbench.console.options import BenchFormat
 
 PROTOCOLS = ("convbench", "scan", "ifrewardbench", "fbbench")
 
@@ -28,16 +27,29 @@ def _loaded_after(code: str) -> set[str]:
     return set(json.loads(result.stdout.splitlines()[-1]))
 
 
-def _protocols_in(modules: set[str]) -> set[str]:
-    return {m for m in modules if m.split(".")[:2] in (["checkbench", p] for p in PROTOCOLS)}
+REGISTRATION = ("protocol", "cli")
+"""A protocol's modules that registering it loads: its registration and its CLI sub-app."""
+
+
+def _protocols_in(modules: set[str], kept: tuple[str, ...] = ("protocol",)) -> set[str]:
+    """The protocol packages' modules in `modules`, but the package itself and `kept`."""
+    return {
+        m
+        for m in modules
+        if m.split(".")[:2] in (["checkbench", p] for p in PROTOCOLS)
+        and len(m.split(".")) > 2
+        and m.split(".")[2] not in kept
+    }
 
 
 def test_the_cli_loads_no_domain_module_to_build_its_commands() -> None:
-    """Registering every command (what --help needs) loads no protocol package, no run store,
-    no stage machinery and no Ray: option types come from checkbench.choices."""
+    """Registering every command (what --help needs) loads of the protocols only their
+    registration and CLI sub-apps, no run store, no stage machinery and no Ray: option types
+    come from checkbench.choices."""
     loaded = _loaded_after("from checkbench.cli import app, commands")
     assert "checkbench.cli.taxonomy" in loaded and "checkbench.choices" in loaded
-    assert _protocols_in(loaded) == set()
+    assert {"checkbench.fbbench.cli", "checkbench.ifrewardbench.cli"} <= loaded
+    assert _protocols_in(loaded, REGISTRATION) == set()
     heavy = {"checkbench.store", "checkbench.scoring", "checkbench.steps.caller", "ray"}
     assert loaded & heavy == set()
     assert not any(m.startswith("checkbench.distributed.") and "executor" not in m for m in loaded)
@@ -50,7 +62,7 @@ def test_evaluation_api_loads_no_other_protocol(name: str) -> None:
     loaded = _loaded_after(f"from checkbench import api\napi.{name}")
     assert "checkbench.api._evaluate" in loaded
     assert _protocols_in(loaded) - {"checkbench.fbbench"} == set()
-    assert {"ray", "checkbench.distributed.build"} & loaded == set()
+    assert {"ray", "checkbench.convbench.ray_engine"} & loaded == set()
 
 
 def test_the_data_model_is_re_exported_on_first_use() -> None:
@@ -65,5 +77,7 @@ def test_the_data_model_is_re_exported_on_first_use() -> None:
 
 
 def test_every_benchmark_format_has_its_loader() -> None:
-    """--format's choices (from the Literal) and the loaders name the same formats."""
-    assert sorted(get_args(BenchmarkFormat)) == sorted(LOADERS)
+    """--format's choices and the loaders name the same formats: the native one and each
+    registered protocol's."""
+    assert sorted(BenchFormat) == sorted(["auto", *loaders()])
+    assert {"native", "fb-bench", "scan"} <= set(loaders())

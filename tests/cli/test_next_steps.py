@@ -14,7 +14,8 @@ import pytest
 from rich.console import Console
 
 from checkbench.benchmarks import load_items
-from checkbench.cli import evaluate, render
+from checkbench.cli import evaluate
+from checkbench.console import render
 from checkbench.report.assemble import build_report
 from checkbench.schema import Response, Verdict
 from checkbench.store import RunStore

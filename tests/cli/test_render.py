@@ -12,7 +12,7 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from checkbench.benchmarks import load_items
-from checkbench.cli.render import stage_line, usage_table
+from checkbench.console.render import stage_line, usage_table
 from checkbench.llm.base import ChatRequest, ChatResult
 from checkbench.schema import Message, Response, Verdict
 from checkbench.steps.caller import call_record
@@ -136,7 +136,7 @@ def test_help_lists_choices_and_shows_no_placeholder_for_flags() -> None:
     root = get_command(app)
     assert isinstance(root, TyperGroup)
     paths = _command_paths(root, Context(root))
-    assert ("taxonomy", "navigate") in paths and ("build", "filter") in paths
+    assert ("taxonomy", "navigate") in paths and ("fbbench", "filter") in paths
     runner = CliRunner()
     for path in [(), *paths]:
         result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})

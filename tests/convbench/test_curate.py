@@ -20,10 +20,10 @@ from checkbench.convbench.curate import (
     normalise_weights,
     select,
 )
+from checkbench.convbench.decisions import Decision
 from checkbench.convbench.ingest import Conversation, Source
 from checkbench.convbench.markers import OPENING_CHARS, Markers
 from checkbench.convbench.settings import ConvBenchSettings
-from checkbench.convbench.stages import Decision
 from checkbench.schema import Message
 from checkbench.steps.answers import Unusable, parse_answer
 

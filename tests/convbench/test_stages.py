@@ -12,8 +12,8 @@ import pytest
 
 from checkbench import api
 from checkbench.benchmarks import load_items
-from checkbench.convbench.pipeline import BuildSpec
-from checkbench.convbench.stages import CALL_FAILED, DECISIONS, ITEM_RECORD, UNUSABLE
+from checkbench.convbench.decisions import CALL_FAILED, DECISIONS, ITEM_RECORD, UNUSABLE
+from checkbench.convbench.spec import BuildSpec
 from checkbench.convbench.summary import BuildSummary
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
@@ -360,17 +360,20 @@ def test_difficulty_filter_drops_items_every_weak_model_aces(tmp_path: Path) -> 
     assert report.full_scores == {"openai:weak-a": 2, "openai:weak-b": 2}
 
 
-def test_build_filter_command_keeps_its_run_for_resuming(tmp_path: Path) -> None:
+def test_fbbench_filter_command_keeps_its_run_for_resuming(tmp_path: Path) -> None:
+    """The rerun, by the old name `build filter`, resumes from the run with a note."""
     bench = _difficulty_bench(tmp_path / "bench.jsonl")
     out, run = tmp_path / "hard.jsonl", tmp_path / "weak-run"
-    args = ["build", "filter", str(bench), "-w", "openai:weak-a", "--judge", "openai:judge"]
+    args = [str(bench), "-w", "openai:weak-a", "--judge", "openai:judge"]
     with routed(_difficulty_route) as server:
         args += ["--out", str(out), "--run", str(run), "--base-url", server.base_url]
-        result = run_cli(*args)
+        result = run_cli("fbbench", "filter", *args)
         assert result.returncode == 0, result.stderr
         heard = len(server.requests)
-        assert run_cli(*args).returncode == 0
+        again = run_cli("build", "filter", *args)
+        assert again.returncode == 0 and "dropped 2" in again.stdout
         assert len(server.requests) == heard
+        assert "note: `checkbench build filter` is now `checkbench fbbench filter`" in again.stderr
     # weak-a alone aces EASY and FLAKY.
     assert [item.id for item in load_items(out)] == ["hard"]
     assert "dropped 2" in result.stdout

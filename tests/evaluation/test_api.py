@@ -4,6 +4,7 @@ opening its backend."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 import typing
@@ -11,18 +12,25 @@ from pathlib import Path
 
 import pytest
 
-from checkbench import api
+from checkbench import api, registry
 from checkbench.errors import CheckbenchError, InputError
 from checkbench.llm import backend_name, open_backend, parse_model_spec
 
 
+def _api_modules() -> list[str]:
+    """Every private api module but the shared one, and each registered protocol's `api`."""
+    private = [f"checkbench.api.{m.name}" for m in pkgutil.iter_modules(api.__path__)]
+    protocols = [f"checkbench.{p.name}.api" for p in registry.protocols()]
+    return [m for m in private if not m.endswith("._stage")] + [
+        m for m in protocols if importlib.util.find_spec(m) is not None
+    ]
+
+
 def _api_functions() -> dict[str, object]:
-    """The public functions of every private api module but the shared one."""
+    """The public functions of every api module."""
     found = {}
-    for module in pkgutil.iter_modules(api.__path__):
-        if module.name == "_stage":
-            continue
-        loaded = importlib.import_module(f"checkbench.api.{module.name}")
+    for module in _api_modules():
+        loaded = importlib.import_module(module)
         for name, obj in vars(loaded).items():
             mine = inspect.isfunction(obj) and obj.__module__ == loaded.__name__
             if mine and not name.startswith("_"):
@@ -33,6 +41,7 @@ def _api_functions() -> dict[str, object]:
 def test_all_lists_every_api_function_and_only_what_exists() -> None:
     functions = _api_functions()
     assert "taxonomy_navigate" in functions and "meta_run" in functions
+    assert "import_fbbench_judgments" in functions
     assert set(functions) <= set(api.__all__)
     assert len(api.__all__) == len(set(api.__all__))
     for name in api.__all__:

@@ -170,10 +170,16 @@ COMMANDS = {
     "generate": ["generate", "{ex}/feedback-mini.jsonl", "--out", "{out}", "-m", "{dead}"],
     "judge": ["judge", "{run}", "--judge", "{dead}"],
     "run": ["run", "{ex}/feedback-mini.jsonl", "--out", "{out}", "-m", "{dead}", "-j", "{dead}"],
-    "meta": ["meta", "{ex}/ifrewardbench-mini.json", "--judge", "{dead}", "--out", "{out}"],
-    "meta --json": [
-        *("meta", "{ex}/ifrewardbench-mini.json", "--judge", "{dead}", "--out", "{out}"),
-        "--json",
+    "ifrewardbench run": [
+        *("ifrewardbench", "run", "{ex}/ifrewardbench-mini.json"),
+        "--judge",
+        "{dead}",
+        "--out",
+        "{out}",
+    ],
+    "ifrewardbench run --json": [
+        *("ifrewardbench", "run", "{ex}/ifrewardbench-mini.json", "--judge", "{dead}"),
+        *("--out", "{out}", "--json"),
     ],
     "taxonomy build": [
         *("taxonomy", "build", "{ex}/queries-mini.jsonl", "--out", "{out}"),
@@ -188,8 +194,8 @@ COMMANDS = {
         *("build", "{ex}/logs-mini.jsonl", "--domain", "coding", "--out", "{out}"),
         *("--bench", "{out}.jsonl", "--model", "{dead}"),
     ],
-    "build filter": [
-        *("build", "filter", "{ex}/feedback-mini.jsonl", "--weak-model", "{dead}"),
+    "fbbench filter": [
+        *("fbbench", "filter", "{ex}/feedback-mini.jsonl", "--weak-model", "{dead}"),
         *("--judge", "{dead}", "--out", "{out}.jsonl"),
     ],
 }

@@ -92,7 +92,7 @@ def test_rescoring_from_matched_entries_gives_the_authors_scores(tmp_path: Path)
 
 
 def test_text_tables_show_the_breakdown_cells_and_the_counts(tmp_path: Path) -> None:
-    from checkbench.cli.render import console, print_breakdowns, print_leaderboard
+    from checkbench.fbbench.cli import console, print_breakdowns, print_leaderboard
 
     short = ec_sample("题一", checklist=[["是否给出2", 0.6], ["是否解释原因", 0.4]])
     other = ec_sample("题二", task_type="Coding", error_type=["Logical Error"])

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from checkbench import api
-from checkbench.cli.render import usage_table
+from checkbench.console.render import usage_table
 from checkbench.llm import ModelOptions
 from checkbench.steps.caller import LIMITS_META
 from checkbench.store import RunStore

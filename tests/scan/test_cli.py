@@ -17,9 +17,9 @@ import pytest
 
 from checkbench.cli.judges_render import print_pc2
 from checkbench.cli.taxonomy_navigate import resolve_model
-from checkbench.judges.pc2 import PC2Report
-from checkbench.judges.pc2.agreement import PairAccuracy
 from checkbench.llm import open_backend
+from checkbench.scan.pc2 import PC2Report
+from checkbench.scan.pc2.agreement import PairAccuracy
 from checkbench.scan.tree import Node, Taxonomy, load_taxonomy, save_taxonomy
 from checkbench.schema import Check, Item, Message, Response, Verdict
 from checkbench.stats.estimate import Stat

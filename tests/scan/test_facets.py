@@ -9,7 +9,7 @@ import pytest
 
 from checkbench.errors import InputError
 from checkbench.scan.facets import facet_taxonomy
-from checkbench.scan.navigate import navigate
+from checkbench.scan.navigation import navigate
 from checkbench.schema import Item, Message
 from tests.conftest import ROOT, run_cli
 

@@ -15,8 +15,7 @@ import pytest
 
 from checkbench.benchmarks import detect_format, load_items
 from checkbench.errors import InputError
-from checkbench.scan.navigate import navigate_items
-from checkbench.scan.navigation import NavigationSettings
+from checkbench.scan.navigation import NavigationSettings, navigate_items
 from checkbench.scan.queries import type_tag_paths
 from checkbench.scan.tree import (
     Node,

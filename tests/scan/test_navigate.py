@@ -30,9 +30,14 @@ import pytest
 from rich.console import Console
 
 from checkbench.errors import InputError
-from checkbench.scan.navigate import navigate, taxonomy_tags, top_fraction
-from checkbench.scan.navigation import TOO_FEW, NavigationSettings
-from checkbench.scan.navviews import profile_view
+from checkbench.scan.navigation import (
+    TOO_FEW,
+    NavigationSettings,
+    navigate,
+    taxonomy_tags,
+    top_fraction,
+)
+from checkbench.scan.navigation_view import profile_view
 from checkbench.scan.tree import Node, Taxonomy
 from checkbench.schema import Item, Message
 

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from checkbench.scan.navigate import navigate
-from checkbench.scan.navigation import Navigation, NavigationSettings, Rule
-from checkbench.scan.navnotes import coverage_notes, finding_notes, unranked_notes
-from checkbench.scan.navviews import navigation_view
+from checkbench.scan.navigation import Navigation, NavigationSettings, Rule, navigate
+from checkbench.scan.navigation_view import (
+    coverage_notes,
+    finding_notes,
+    navigation_view,
+    unranked_notes,
+)
 from checkbench.scan.tree import Node, Taxonomy
 from tests.scan.test_navigate import LEAVES, build
 

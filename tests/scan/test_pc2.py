@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from checkbench.errors import InputError
-from checkbench.judges.pc2 import (
+from checkbench.scan.pc2 import (
     CRITERIA_KIND,
     CriteriaSet,
     HumanPreference,

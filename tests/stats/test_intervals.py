@@ -9,7 +9,8 @@ import json
 import pytest
 from rich.console import Console
 
-from checkbench.cli import render
+from checkbench.console import render
+from checkbench.fbbench import cli as fbbench_cli
 from checkbench.fbbench.judgments import load_fbbench_judgment_dir
 from checkbench.fbbench.scoring import fbbench_leaderboard
 from checkbench.stats import macro_mean_ci, mean_ci
@@ -76,12 +77,12 @@ def test_the_example_leaderboard_has_real_intervals_and_says_why() -> None:
     assert cell.n == 1 and cell.ci is None
     dumped = json.dumps(board.model_dump(mode="json"), allow_nan=False)
     assert '"ci": null' in dumped
-    console, render.console = render.console, Console(file=io.StringIO(), width=80)
+    console, fbbench_cli.console = fbbench_cli.console, Console(file=io.StringIO(), width=80)
     try:
-        render.print_leaderboard(board)
-        shown = render.console.file.getvalue()
+        fbbench_cli.print_leaderboard(board)
+        shown = fbbench_cli.console.file.getvalue()
     finally:
-        render.console = console
+        fbbench_cli.console = console
     assert f"{row.overall:.2f}" in shown
     assert f"[{row.overall_ci[0]:.1f}, {row.overall_ci[1]:.1f}]" in shown
     assert "4 of 4 (scenario, task) groups hold one item" in " ".join(shown.split())

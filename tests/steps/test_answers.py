@@ -18,9 +18,9 @@ from checkbench.convbench.instruction import QualityAnswer, instruction_answer
 from checkbench.convbench.settings import ConvBenchSettings
 from checkbench.judges.checklist import verdicts_answer
 from checkbench.judges.pairwise import PairAnswer
-from checkbench.judges.pc2 import PC2Settings, criteria_answer
-from checkbench.judges.pc2.grading import BETTER, POINTS, grade_answer
 from checkbench.scan.builder.decisions import insert_answer, refine_answer, tags_answer
+from checkbench.scan.pc2 import PC2Settings, criteria_answer
+from checkbench.scan.pc2.grading import BETTER, POINTS, grade_answer
 from checkbench.scan.realmix import quality_answer, query_answer
 from checkbench.scan.tagging import domain_answer, paths_answer
 from checkbench.steps.answers import (

@@ -12,14 +12,13 @@ from checkbench.benchmarks import load_items
 from checkbench.errors import InputError
 from checkbench.inputs import output_dir, output_file
 from checkbench.jsonl import write_jsonl
-from checkbench.judges.pc2 import PC2Result, PC2Settings, load_preferences, pc2_evaluate
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.scan.builder import TaxBuilderSettings, TaxBuildResult, build_taxonomy
 from checkbench.scan.domains import seed_taxonomy
 from checkbench.scan.facets import facet_taxonomy
 from checkbench.scan.formats import TaxonomyFormat
-from checkbench.scan.navigate import navigate, navigate_items
-from checkbench.scan.navigation import Navigation, NavigationSettings
+from checkbench.scan.navigation import Navigation, NavigationSettings, navigate, navigate_items
+from checkbench.scan.pc2 import PC2Result, PC2Settings, load_preferences, pc2_evaluate
 from checkbench.scan.realmix import MixResult, MixSettings, realmix
 from checkbench.scan.tagging import TagResult, TagSettings, tag_items
 from checkbench.scan.tree import load_taxonomy, save_taxonomy

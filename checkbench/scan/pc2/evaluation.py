@@ -13,7 +13,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from checkbench.judges.pc2.agreement import (
+from checkbench.judges.samples import refuse_samples
+from checkbench.llm.base import ChatBackend
+from checkbench.scan.pc2.agreement import (
     HumanPreference,
     PairAccuracy,
     by_item,
@@ -21,10 +23,8 @@ from checkbench.judges.pc2.agreement import (
     position_report,
     win_counts,
 )
-from checkbench.judges.pc2.criteria import TOTAL_WEIGHT, CriteriaSet, PC2Settings, derive_criteria
-from checkbench.judges.pc2.grading import PointScore, grade_pair, grade_points
-from checkbench.judges.samples import refuse_samples
-from checkbench.llm.base import ChatBackend
+from checkbench.scan.pc2.criteria import TOTAL_WEIGHT, CriteriaSet, PC2Settings, derive_criteria
+from checkbench.scan.pc2.grading import PointScore, grade_pair, grade_points
 from checkbench.schema import Item, PairVerdict, Response
 from checkbench.scoring import GroupScore, summarize
 from checkbench.stats.preference import by_scores, two_order_prefer

@@ -1,5 +1,5 @@
-"""Judging the judges on IF-RewardBench data: judge models opened here, run by
-`checkbench.ifrewardbench.run`, meta-evaluated against the gold labels and edges."""
+"""IF-RewardBench's API function: judging the judges on its data, judge models opened here,
+run by `run`, meta-evaluated against the gold labels and edges."""
 
 from __future__ import annotations
 

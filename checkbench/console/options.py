@@ -17,11 +17,12 @@ import inspect
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, cast, get_args, get_type_hints
+from typing import Annotated, Any, Literal, TypeVar, cast, get_type_hints
 
 import typer
 
-from checkbench.choices import BenchmarkFormat, ExecutorName, UnscoredPolicy
+from checkbench import registry
+from checkbench.choices import NATIVE_FORMAT, ExecutorName, UnscoredPolicy
 from checkbench.choices import JudgeMode as Mode
 from checkbench.llm import JsonMode as JsonModeName
 from checkbench.llm import ModelOptions
@@ -29,8 +30,12 @@ from checkbench.llm import ModelOptions
 DEFAULT_MODEL = "local"
 SPECS = "an alias of the models file, local, local:/x.gguf, openai:NAME or openai:NAME@URL"
 
-BenchFormat = StrEnum("BenchFormat", {name: name for name in ("auto", *get_args(BenchmarkFormat))})
-"""Benchmark formats: detected from the first record (auto), or one of the loaders."""
+BenchFormat = StrEnum(
+    "BenchFormat",
+    {name: name for name in ("auto", NATIVE_FORMAT, *registry.benchmark_formats())},
+)
+"""Benchmark formats: detected from the first record (auto), checkbench's own, or one a
+registered protocol loads."""
 AUTO_FORMAT = BenchFormat("auto")
 Language = Literal["auto", "en", "zh"]
 """Judge prompt languages: the item's own (auto), or forced."""
@@ -213,7 +218,7 @@ ReferenceJudge = Annotated[
     typer.Option(
         "--reference-judge",
         help="A judge stored in the run, by its id, whose verdicts are the reference (e.g. "
-        "gpt-4o-2024-08-06 after `checkbench import fb-bench-judgments`).",
+        "gpt-4o-2024-08-06 after `checkbench fbbench import`).",
     ),
 ]
 ReferenceFile = Annotated[

@@ -21,8 +21,8 @@ import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from checkbench.convbench.engine import LOCAL_ENGINE, BuildEngine
 from checkbench.convbench.ingest import Format, Parsed, RawRow, parse_rows
+from checkbench.convbench.spec import LOCAL_ENGINE, BuildEngine
 from checkbench.distributed.executor import (
     Executor,
     RayExecutor,

@@ -14,7 +14,7 @@ Anything unusable after the re-asks is recorded with its problem and raw answer 
 unscored, never as a score. `evaluation.pc2_evaluate` runs it all over a run store.
 """
 
-from checkbench.judges.pc2.agreement import (
+from checkbench.scan.pc2.agreement import (
     HumanPreference,
     PairAccuracy,
     human_accuracy,
@@ -22,7 +22,7 @@ from checkbench.judges.pc2.agreement import (
     position_report,
     win_counts,
 )
-from checkbench.judges.pc2.criteria import (
+from checkbench.scan.pc2.criteria import (
     CriteriaSet,
     Criterion,
     Mode,
@@ -30,7 +30,7 @@ from checkbench.judges.pc2.criteria import (
     criteria_answer,
     fix_weights,
 )
-from checkbench.judges.pc2.evaluation import (
+from checkbench.scan.pc2.evaluation import (
     CRITERIA_KIND,
     PAIR_KIND,
     POINT_KIND,
@@ -39,7 +39,7 @@ from checkbench.judges.pc2.evaluation import (
     judge_id,
     pc2_evaluate,
 )
-from checkbench.judges.pc2.grading import PointScore
+from checkbench.scan.pc2.grading import PointScore
 
 __all__ = [
     "CRITERIA_KIND",

@@ -18,8 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from checkbench.judges import render
-from checkbench.judges.pc2.criteria import JUDGE, CriteriaSet, PC2Settings
 from checkbench.prompts import fence
+from checkbench.scan.pc2.criteria import JUDGE, CriteriaSet, PC2Settings
 from checkbench.schema import Item, PairVerdict, Response
 from checkbench.steps.answers import Keyed, answer_model, choice, keyed, text
 from checkbench.steps.model import StepModel, Structured

@@ -1,4 +1,5 @@
-"""Terminal rendering of summaries and tables."""
+"""Terminal printing no protocol owns: what a stage did, the model calls, failures, and
+statistics in the one notation of stats.notation."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import shlex
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import typer
 from rich import box
@@ -16,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from checkbench.stats.notation import (
+    RATE_DIGITS,
     SCORE_DIGITS,
     UNDEFINED,
     estimate_text,
@@ -24,12 +26,21 @@ from checkbench.stats.notation import (
 )
 
 if TYPE_CHECKING:
-    from checkbench.convbench.stages import StageCount
-    from checkbench.fbbench.scoring import FBBenchLeaderboard
+    from checkbench.stats.estimate import Stat
     from checkbench.steps.stage import StageSummary
     from checkbench.store import RunStore
 
 console = Console()
+
+
+class StageOutcome(Protocol):
+    """What a stage of any kind (a run's, a build's) says about its failures."""
+
+    @property
+    def stage(self) -> str: ...
+
+    @property
+    def all_failed(self) -> bool: ...
 
 
 def stage_line(summary: StageSummary) -> str:
@@ -82,7 +93,7 @@ def report_hint(run_dir: Path) -> str:
     return f"report: [bold]{escape(command)}[/] writes {escape(str(run_dir / 'report.html'))}"
 
 
-def exit_if_all_failed(summaries: Sequence[StageSummary | StageCount]) -> None:
+def exit_if_all_failed(summaries: Sequence[StageOutcome]) -> None:
     """Exit with code 1 when a stage failed on everything it tried (a run's stages, or a
     build's): results are recorded, but a script should not take the run for a success."""
     failed = [s.stage for s in summaries if s.all_failed]
@@ -171,98 +182,11 @@ def score_cell(score: float | None, ci: tuple[float, float] | None) -> str:
     return estimate_cell(score, low, high)
 
 
-def _one_item_groups(board: FBBenchLeaderboard) -> tuple[int, int]:
-    """(groups of one item, groups) among the (scenario, task) groups of the model with the
-    most one-item groups."""
-    from checkbench.fbbench.means import EC, RM
-
-    counts = []
-    for cells in board.breakdowns.values():
-        tasks = cells.get("task", {})
-        sizes = [cell.n for name in (EC, RM) for cell in tasks.get(name, {}).values()]
-        counts.append((sum(size == 1 for size in sizes), len(sizes)))
-    return max(counts, default=(0, 0))
-
-
-def _leaderboard_notes(board: FBBenchLeaderboard) -> list[str]:
-    """What the scores count, one line each: the scale, unscored items, one-item groups, checks
-    without a judgment entry, and whether imported files' stored scores agree with the verdicts."""
-    notes = [
-        "scores 0-100; EC = error correction, RM = response maintenance; unscored items "
-        + ("count as 0" if board.policy == "zero" else "are left out")
-    ]
-    single, groups = _one_item_groups(board)
-    if single:
-        notes.append(
-            f"{single} of {groups} (scenario, task) groups hold one item: the intervals "
-            "resample those items across their groups"
-        )
-    unjudged = sum(row.unjudged_checks for row in board.rows)
-    if unjudged:
-        checks = f"{unjudged} check{'' if unjudged == 1 else 's'} without a judgment entry"
-        notes.append(f"{checks} counted as not met (as published)")
-    if board.score_mismatches is not None:
-        notes.append(f"stored scores differ from the verdicts' on {board.score_mismatches} records")
-    return notes
-
-
-def print_leaderboard(board: FBBenchLeaderboard) -> None:
-    """The FB-Bench leaderboard: headline scores with 95% intervals, n and unscored counts."""
-    title = f"FB-Bench leaderboard, 95% bootstrap intervals (judge: {board.judge})"
-    table = Table(
-        title=title,
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-        padding=(0, 1, 0, 0),
-    )
-    table.add_column("#", justify="right")
-    table.add_column("model", overflow="fold")
-    for column in ("EC", "RM", "overall"):
-        table.add_column(column, justify="right", no_wrap=True)
-    for column in ("n", "unscored"):
-        table.add_column(column, justify="right")
-    for rank, row in enumerate(board.rows, start=1):
-        table.add_row(
-            str(rank),
-            row.model,
-            score_cell(row.error_correction, row.error_correction_ci),
-            score_cell(row.response_maintenance, row.response_maintenance_ci),
-            score_cell(row.overall, row.overall_ci),
-            str(row.n),
-            f"[red]{row.unscored}[/]" if row.unscored else "0",
-        )
-    console.print(table)
-    for note in _leaderboard_notes(board):
-        console.print(f"[dim]{escape(note)}[/]", highlight=False)
-
-
-def _shown_slices(board: FBBenchLeaderboard, facet: str) -> list[str]:
-    """The slices of a facet to print: "all" only where it is not just EC or RM again."""
-    from checkbench.fbbench.means import EC, RM
-
-    present = {name for cells in board.breakdowns.values() for name in cells.get(facet, {})}
-    scenarios = [name for name in (EC, RM) if name in present]
-    return scenarios + (["all"] if "all" in present and len(scenarios) != 1 else [])
-
-
-def print_breakdowns(board: FBBenchLeaderboard, facets: tuple[str, ...]) -> None:
-    """One table per (facet, slice): rows are facet values, columns are models; each cell is
-    the mean of the task means, as FB-Bench reports, with its number of items."""
-    models = [row.model for row in board.rows]
-    for facet in facets:
-        for name in _shown_slices(board, facet):
-            columns = [board.breakdowns[model].get(facet, {}).get(name, {}) for model in models]
-            values = sorted({value for column in columns for value in column})
-            label = "all items" if name == "all" else name
-            table = Table(title=f"{label}: score by {facet.replace('_', ' ')} (mean of task means)")
-            table.add_column(facet, no_wrap=True)
-            for model in models:
-                table.add_column(model, justify="right")
-            for value in values:
-                row = [
-                    f"{value_text(cell.score)} [dim]n={cell.n}[/]" if cell else UNDEFINED
-                    for cell in (column.get(value) for column in columns)
-                ]
-                table.add_row(value, *row)
-            console.print(table)
+def stat(value: Stat | None, interval: bool = True) -> str:
+    """A rate (0-1) or correlation, with its interval dimmed on a second line (stats.notation);
+    "-" where undefined."""
+    if value is None:
+        return UNDEFINED
+    if not interval:
+        return value_text(value.value, RATE_DIGITS)
+    return estimate_cell(value.value, value.low, value.high, RATE_DIGITS)

@@ -1,25 +1,166 @@
-"""Terminal tables for judge meta-evaluation: one judge's report, a judge leaderboard, and
-judge-vs-human agreement."""
+"""`checkbench ifrewardbench run`: judges meta-evaluated on IF-RewardBench data, and the
+terminal tables of a meta-evaluation (one judge's report, a judge leaderboard)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
 
+import typer
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
-from checkbench.cli.render import console, estimate_cell
-from checkbench.stats.notation import RATE_DIGITS, UNDEFINED, value_text
+from checkbench.choices import MissingVerdicts, NoEdges, PairScope, Paradigm
+from checkbench.choices import PairwiseMethod as Method
+from checkbench.console import Group
+from checkbench.console.options import (
+    DEFAULT_OPTIONS,
+    SPECS,
+    AsJson,
+    JudgeMode,
+    with_model_options,
+)
+from checkbench.console.render import (
+    console,
+    exit_if_all_failed,
+    print_stages,
+    report_hint,
+    stat,
+)
+from checkbench.llm import ModelOptions
+from checkbench.stats.notation import RATE_DIGITS, value_text
+from checkbench.steps.progress import RichProgress
 
 if TYPE_CHECKING:
     from checkbench.ifrewardbench.edges import RankingMetrics
     from checkbench.ifrewardbench.metrics import GroupMetrics, MetaReport
     from checkbench.ifrewardbench.pairwise import PairwiseReport
     from checkbench.ifrewardbench.run import JudgeResult
-    from checkbench.judges.human import JudgeAgreement
     from checkbench.stats.agreement import Agreement
-    from checkbench.stats.estimate import Stat
+
+app = typer.Typer(
+    cls=Group,
+    help="IF-RewardBench: meta-evaluate judges against gold constraint labels and preference "
+    "graphs.",
+    no_args_is_help=True,
+)
+
+TITLE = "Judge meta-evaluation (IF-RewardBench metrics, 95% bootstrap intervals)"
+METHODS: dict[str, Method] = {"bradley-terry": "bradley_terry", "elo": "elo"}
+
+
+@app.command("run")
+@with_model_options
+def run_judges(
+    file: Annotated[Path, typer.Argument(help="IF-RewardBench file (JSON list or JSONL).")],
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge",
+            "-j",
+            help=f"Model to run as judge ({SPECS}); repeat for a judge leaderboard. Without "
+            "it, the predictions in FILE are evaluated.",
+        ),
+    ] = None,
+    judge_mode: JudgeMode = "text",
+    paradigm: Annotated[
+        Paradigm, typer.Option(help="Judge yes/no per constraint (verification), pairwise, both.")
+    ] = "verification",
+    method: Annotated[
+        Literal["bradley-terry", "elo"],
+        typer.Option(help="Listwise ranking from pairwise judgments."),
+    ] = "bradley-terry",
+    pair_scope: Annotated[
+        PairScope,
+        typer.Option("--pairs", help="Pairs to judge: all pairs of responses, or graph edges."),
+    ] = "all",
+    ranking: Annotated[
+        Literal["auto", "labels", "score"],
+        typer.Option(
+            help="Without --judge: rank responses by pred_score (score), by the mean of "
+            "pred_labels (labels), or auto (score when FILE has any)."
+        ),
+    ] = "auto",
+    no_edges_policy: Annotated[
+        NoEdges,
+        typer.Option(
+            "--no-edges",
+            help="Instructions without preference edges: exclude them from accuracy and tau_b, "
+            "or score them zero (the released code).",
+        ),
+    ] = "exclude",
+    missing_verdicts: Annotated[
+        MissingVerdicts,
+        typer.Option(
+            help="Released judge outputs (a raw critique per response): constraints the "
+            "critique gives no verdict on are 'pass' (padded, as the released metric script "
+            "does, which reproduces the published numbers) or 'unscored'."
+        ),
+    ] = "pass",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Run directory (default: beside FILE, data.json -> data.meta/)."
+        ),
+    ] = None,
+    as_json: AsJson = False,
+    options: ModelOptions = DEFAULT_OPTIONS,
+) -> None:
+    """Meta-evaluate judges on IF-RewardBench data: F1, tau_b, position bias.
+
+    Verdicts: Positive and Negative F1 against the gold labels.
+    Rankings: accuracy and Kendall tau_b over preference edges.
+    Pairwise (--paradigm): both orders per pair, and the position-bias rate.
+    """
+    from checkbench.ifrewardbench.api import meta_run
+    from checkbench.ifrewardbench.run import MetaSettings, meta_report
+    from checkbench.judges.checklist import JudgeSettings
+
+    if not judge:
+        report = meta_report(
+            file,
+            ranking=None if ranking == "auto" else ranking,
+            no_edges=no_edges_policy,
+            missing=missing_verdicts,
+        )
+        if as_json:
+            print(report.model_dump_json(indent=2))
+        else:
+            print_meta_report(report, f"{TITLE}: predictions in {file.name}")
+        return
+    settings = MetaSettings(
+        paradigm=paradigm,
+        judge=JudgeSettings(mode=judge_mode),
+        method=METHODS[method],
+        pairs=pair_scope,
+        no_edges=no_edges_policy,
+    )
+    with RichProgress() as progress:
+        run = meta_run(
+            file, judge, settings=settings, run_dir=out, options=options, progress=progress
+        )
+    if as_json:
+        if len(run.results) == 1:
+            print(run.results[0].report.model_dump_json(indent=2))
+        else:
+            print(json.dumps([r.model_dump(mode="json") for r in run.results], indent=2))
+    else:
+        print_stages(run.run_dir, run.stages)
+        if len(run.results) == 1:
+            [result] = run.results
+            print_meta_report(result.report, f"{TITLE}: judge {result.judge}")
+        else:
+            print_judge_leaderboard(run.results)
+        console.print(
+            f"Run stored in [bold]{escape(str(run.run_dir))}[/] (rerun the command to resume); "
+            + report_hint(run.run_dir),
+            highlight=False,
+        )
+    exit_if_all_failed(run.stages)
+
 
 _HEADLINE = ("positive_f1", "negative_f1", "accuracy", "kendall_tau_b")
 _TITLES = {
@@ -34,16 +175,6 @@ _TITLES = {
     "sensitivity": "sensitivity",
     "specificity": "specificity",
 }
-
-
-def stat(value: Stat | None, interval: bool = True) -> str:
-    """A rate (0-1) or correlation, with its interval dimmed on a second line (stats.notation);
-    "-" where undefined."""
-    if value is None:
-        return UNDEFINED
-    if not interval:
-        return value_text(value.value, RATE_DIGITS)
-    return estimate_cell(value.value, value.low, value.high, RATE_DIGITS)
 
 
 def _rate(value: float | None) -> str:
@@ -182,33 +313,4 @@ def print_judge_leaderboard(results: Sequence[JudgeResult]) -> None:
             str(r.usage.prompt_tokens + r.usage.completion_tokens),
             f"[red]{r.unscored}[/]" if r.unscored else "0",
         )
-    console.print(table)
-
-
-def print_human_agreement(results: Sequence[JudgeAgreement]) -> None:
-    """Per-check agreement of each judge with the human verdicts: one column per judge, so
-    long judge names and intervals fit an 80-column terminal."""
-    table = Table(
-        title="Judge vs human verdicts, per check (95% bootstrap intervals over items)",
-        caption="agreement is FB-Bench's consistency rate; unscored judge verdicts count as "
-        "disagreements",
-        box=box.SIMPLE_HEAD,
-    )
-    table.add_column("judge", no_wrap=True)
-    for r in results:
-        table.add_column(r.judge, justify="right", overflow="fold")
-    table.add_row("checks (n)", *(str(r.n) for r in results))
-    metrics = ("agreement", "kappa", "positive_f1", "negative_f1", "sensitivity", "specificity")
-    for metric in metrics:
-        table.add_row(
-            _TITLES[metric], *(stat(getattr(r, metric)).replace("\n", " ") for r in results)
-        )
-    counts = (
-        ("unscored", "unscored"),
-        ("human undecided", "gold_missing"),
-        ("only human", "only_human"),
-        ("only judge", "only_judge"),
-    )
-    for label, field in counts:
-        table.add_row(label, *(str(getattr(r, field)) for r in results))
     console.print(table)

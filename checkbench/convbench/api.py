@@ -1,31 +1,19 @@
-"""Benchmarks from conversation logs (Conv-to-Bench, FB-Bench-style curation), FB-Bench's
-difficulty post-filter, and Conv-to-Bench scores of a run."""
+"""Conv-to-Bench's API: benchmarks from conversation logs (Conv-to-Bench, or FB-Bench-style
+curation), a preview of a build's topics, and Conv-to-Bench scores of a run."""
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from checkbench.api._stage import (
-    answer_and_judge,
-    open_backends,
-    pick_judge,
-    run_closing,
-    store_items,
-)
-from checkbench.benchmarks import load_items
-from checkbench.convbench.pipeline import BuildSpec, build_benchmark, preview_build
+from checkbench.api._stage import pick_judge, run_closing
+from checkbench.convbench.build import build_benchmark, preview_build
 from checkbench.convbench.rank_agreement import load_reference
+from checkbench.convbench.ray_engine import build_engine
 from checkbench.convbench.scoring import BenchScores, CheckMode, store_bench_scores
+from checkbench.convbench.spec import BuildSpec
 from checkbench.convbench.summary import BuildSummary, TopicPreview
-from checkbench.distributed import Executor, build_engine
-from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
-from checkbench.generate import GenerationSettings
+from checkbench.distributed.executor import Executor
 from checkbench.inputs import output_dir, output_file
-from checkbench.jsonl import write_jsonl
-from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.scoring import UnscoredPolicy
 from checkbench.stats import DEFAULT_SEED
@@ -62,55 +50,6 @@ def preview(spec: BuildSpec) -> TopicPreview:
     """The cheap stages of a build (reading, concession selection, topics) and its topic
     clusters with their keywords and openers; no model is called and nothing is written."""
     return preview_build(spec)
-
-
-def filter_by_difficulty(
-    bench: str | Path,
-    weak_models: Sequence[str],
-    judge_model: str,
-    out: str | Path,
-    *,
-    run_dir: str | Path | None = None,
-    fmt: str = "auto",
-    settings: GenerationSettings | None = None,
-    judge_settings: JudgeSettings | None = None,
-    options: ModelOptions | None = None,
-    progress: ProgressSink | None = None,
-) -> DifficultyReport:
-    """Write to `out` the items of `bench` that not every weak model answers with full score.
-
-    The weak models answer and the judge judges in `run_dir` (a temporary directory unless
-    given; give one to resume an interrupted filter)."""
-    output_file(out)
-    if run_dir is not None:
-        output_dir(run_dir)
-    items = load_items(bench, fmt)
-    judge_settings = judge_settings or JudgeSettings()
-    weak = open_backends(weak_models, options)
-    judge_backend = open_backend(judge_model, options)
-    judge_id = judge_name(judge_backend, judge_settings)
-    ids = {item.id for item in items}
-    with _work_dir(run_dir) as work, store_items(items, bench, work) as store:
-        stages = answer_and_judge(
-            store,
-            weak,
-            judge_backend,
-            settings=settings,
-            judge_settings=judge_settings,
-            progress=progress,
-        )
-        responses = [r for r in store.responses() if r.item_id in ids]
-        kept, report = keep_difficult(
-            items, responses, store.verdicts(judge_id), [b.name for b in weak], judge_id
-        )
-    write_jsonl(out, kept)
-    return report.model_copy(update={"stages": stages})
-
-
-def _work_dir(run_dir: str | Path | None) -> AbstractContextManager[str | Path]:
-    if run_dir is not None:
-        return nullcontext(run_dir)
-    return tempfile.TemporaryDirectory(prefix="checkbench-difficulty-")
 
 
 def score(

@@ -1,0 +1,71 @@
+"""FB-Bench's registration: its released sample format, its commands (and their old names),
+its API, its report leaderboards and how `run` scores its runs. Light: each hook imports the
+modules it needs when called."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from checkbench.registry import Alias, BenchmarkFormat, Protocol, RunScorer
+
+
+def _load(path: Path) -> list[Any]:
+    from checkbench.fbbench.dataset import load_fbbench
+
+    return load_fbbench(path)
+
+
+def _cli() -> Any:
+    from checkbench.fbbench.cli import app
+
+    return app
+
+
+def _leaderboards(run: Any) -> list[dict[str, Any]] | None:
+    from checkbench.fbbench.report import leaderboards
+
+    return leaderboards(run)
+
+
+def _fits(store: Any) -> bool:
+    from checkbench.fbbench.scoring import is_fbbench_store
+
+    return is_fbbench_store(store)
+
+
+def _score(store: Any, judge: str, *, policy: str = "zero") -> Any:
+    from checkbench.fbbench.scoring import store_leaderboard
+
+    return store_leaderboard(store, judge, policy=policy)
+
+
+def _show(board: Any) -> None:
+    from checkbench.fbbench.cli import show_scored
+
+    show_scored(board)
+
+
+def _is_sample(record: Mapping[str, Any]) -> bool:
+    return "bench_type" in record and "checklist" in record
+
+
+PROTOCOL = Protocol(
+    name="fbbench",
+    title="FB-Bench",
+    formats=(BenchmarkFormat("fb-bench", fits=_is_sample, load=_load),),
+    cli=_cli,
+    aliases=(
+        Alias("import fb-bench-judgments", "fbbench import", {"--run": "--out"}),
+        Alias("build filter", "fbbench filter"),
+    ),
+    api={
+        "checkbench.fbbench.api": ("filter_by_difficulty", "import_fbbench_judgments"),
+        "checkbench.fbbench.difficulty": ("DifficultyReport",),
+        "checkbench.fbbench.scoring": ("FBBenchLeaderboard",),
+        "checkbench.fbbench.versions": ("ImportSummary",),
+    },
+    leaderboards=_leaderboards,
+    scorer=RunScorer(name="fb-bench", fits=_fits, score=_score, show=_show, command="leaderboard"),
+)

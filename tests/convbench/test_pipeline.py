@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from checkbench.convbench.stages import DECISIONS
+from checkbench.convbench.decisions import DECISIONS
 
 from checkbench.benchmarks import load_items
 from checkbench.convbench.summary import REPORT_FILE, BuildSummary

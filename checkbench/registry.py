@@ -73,7 +73,8 @@ class RunScorer:
     score: Callable[..., Any]
     """(store, judge, *, policy) -> the scores of `judge`'s verdicts in the run store."""
     show: Callable[[Any], None]
-    """Prints the scores in the terminal, after a line naming the protocol."""
+    """Prints the scores in the terminal as `run` shows them: a line naming the protocol,
+    then its tables."""
     command: str
     """The command that shows the scores again from the run directory, e.g. "leaderboard"."""
 

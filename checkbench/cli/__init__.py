@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from typer import _click
 
+from checkbench import registry
 from checkbench.console import Group, err_console, fail, usage_line
 from checkbench.errors import CheckbenchError
 from checkbench.registry import Alias
@@ -19,13 +20,11 @@ INTERRUPTED = 130
 
 
 class Root(Group):
-    """The root group: an old command name (a registry `Alias`, not listed in --help) is
-    replaced by the new one before parsing, with a note on stderr."""
-
-    aliases: list[Alias] = []
+    """The root group: an old command name (a registered protocol's `Alias`, not listed in
+    --help) is replaced by the new one before parsing, with a note on stderr."""
 
     def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, renamed(args, self.aliases))
+        return super().parse_args(ctx, renamed(args, registry.aliases()))
 
 
 def renamed(args: list[str], aliases: list[Alias]) -> list[str]:

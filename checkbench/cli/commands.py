@@ -1,9 +1,8 @@
 """Imports every core command module so that each registers its commands on the app, then
-mounts each registered protocol's sub-app and its old command names."""
+mounts each registered protocol's sub-app."""
 
 from checkbench import registry
 from checkbench.cli import (  # noqa: F401
-    Root,
     agreement,
     app,
     build,
@@ -19,4 +18,3 @@ from checkbench.cli import (  # noqa: F401
 for _protocol in registry.protocols():
     if _protocol.cli is not None:
         app.add_typer(_protocol.cli(), name=_protocol.name)
-Root.aliases = registry.aliases()

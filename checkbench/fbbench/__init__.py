@@ -6,4 +6,12 @@
   files from different dataset versions and summarises an import.
 - `scoring`: the leaderboard (macro over (scenario, task) groups) and its breakdowns.
 - `difficulty`: the post-filter that drops samples every weak model answers perfectly.
+- `api`: its API functions (importing published judgments, the post-filter); `cli`: its
+  commands (`checkbench fbbench import|filter`) and the leaderboard's terminal tables;
+  `report`: its leaderboards in the HTML report; `protocol`: its registration
+  (`checkbench.registry`), which also names how `run` scores an FB-Bench run.
+
+Curation of FB-Bench-style items from conversation logs is a mode of the build from logs
+(`checkbench.convbench`, `--curate feedback`): it runs on that build's reading and stages, and
+writes items in the format scored here.
 """

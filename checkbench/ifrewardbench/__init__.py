@@ -6,4 +6,7 @@
 - `pairwise`: both-order pairwise judgments and listwise rankings meta-evaluated over the edges.
 - `metrics`: the whole meta-evaluation report of one judge (F1s, rankings, breakdowns).
 - `run`: judging the records with one or more judges through the run store.
+- `api`: its API function (`meta_run`); `cli`: `checkbench ifrewardbench run` and its
+  terminal tables; `report`: what the HTML report shows of a meta-evaluation; `protocol`: its
+  registration (`checkbench.registry`).
 """

@@ -144,7 +144,7 @@ def prepare_meta_run(store: RunStore, records: Sequence[MetaRecord], source: str
     """Add the instructions and responses of the file `source`; a response that differs from the
     one already stored under its id is an error (its verdicts would be stale), checked before
     anything is written."""
-    refuse_samples(store, "meta")
+    refuse_samples(store, "ifrewardbench run")
     stored = {(r.item_id, r.model): r.content for r in store.responses()}
     candidates = [c for r in records for c in _candidates(r)]
     for c in candidates:

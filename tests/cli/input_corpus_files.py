@@ -161,8 +161,8 @@ IMPORTS = {
         {"jd": from_examples("fb-bench-judgments-mini"), "jd/model-c.jsonl": "{"},
         "jd/model-c.jsonl:1: malformed JSON",
     ),
-    "import: --run is a file": case(
-        IMPORT.replace("out", "f.txt"),
+    "import: --out is a file": case(
+        IMPORT.replace("--out out", "--out f.txt"),
         {"jd": from_examples("fb-bench-judgments-mini"), "f.txt": "x"},
         "f.txt: exists and is not a directory",
     ),

@@ -161,7 +161,7 @@ def test_a_broken_file_is_one_line_and_exit_2_with_nothing_written(
     tmp_path: Path, judge: tuple[str, ...]
 ) -> None:
     path = _broken(tmp_path)
-    result = run_cli("meta", str(path), *judge, "--json")
+    result = run_cli("ifrewardbench", "run", str(path), *judge, "--json")
     assert result.returncode == 2 and result.stdout == ""
     [line] = result.stderr.strip().splitlines()
     assert line.startswith(f"error: {path}:3: field 'responses.1.labels': ")

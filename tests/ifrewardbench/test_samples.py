@@ -78,9 +78,9 @@ def test_meta_evaluation_of_a_sampled_run_is_refused(
 def test_meta_into_a_sampled_run_is_refused(sampled) -> None:
     run, _, _ = sampled
     before = _dump(run)
-    result = run_cli("meta", str(MINI), "--judge", "local", "--out", str(run))
+    result = run_cli("ifrewardbench", "run", str(MINI), "--judge", "local", "--out", str(run))
     assert result.returncode == 2, result.stdout + result.stderr
-    assert "`meta` compares one response per item and model" in result.stderr
+    assert "`ifrewardbench run` compares one response per item and model" in result.stderr
     assert "--samples 2" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert _dump(run) == before
 

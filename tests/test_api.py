@@ -17,11 +17,9 @@ from checkbench.llm import backend_name, open_backend, parse_model_spec
 
 
 def _api_functions() -> dict[str, object]:
-    """The public functions of every private api module but the shared one."""
+    """The public functions of every private api module."""
     found = {}
     for module in pkgutil.iter_modules(api.__path__):
-        if module.name == "_stage":
-            continue
         loaded = importlib.import_module(f"checkbench.api.{module.name}")
         for name, obj in vars(loaded).items():
             mine = inspect.isfunction(obj) and obj.__module__ == loaded.__name__

@@ -1,7 +1,7 @@
 """The Python API: each function is what one CLI command does.
 
-A thin facade: the functions live in private modules (`_evaluate`, `_build`, `_meta`, `_scan`,
-`_report`, `_judges`), which open the model backends and run the event loop; `__all__` lists
+A thin facade: the functions live in the evaluation flow (`checkbench.evaluation.flow`) and in
+private modules (`_evaluate`, `_build`, `_meta`, `_scan`, `_report`, `_judges`); `__all__` lists
 every function and the settings and result types a caller needs.
 
 Names are imported lazily (module `__getattr__`, PEP 562): `api.leaderboard` loads what the
@@ -15,16 +15,8 @@ from checkbench.lazy import lazy_exports
 _EXPORTS: dict[str, tuple[str, ...]] = {
     # functions, one per CLI command
     "checkbench.api._build": ("build", "filter_by_difficulty", "preview", "score"),
-    "checkbench.api._evaluate": (
-        "Protocol",
-        "generate",
-        "import_fbbench_judgments",
-        "judge",
-        "judge_id",
-        "leaderboard",
-        "prepare_run",
-        "run",
-    ),
+    "checkbench.api._evaluate": ("Protocol", "import_fbbench_judgments", "leaderboard", "run"),
+    "checkbench.evaluation.flow": ("RunResult", "generate", "judge", "judge_id", "prepare_run"),
     "checkbench.api._judges": ("apply_calibration", "calibrate", "reference_agreement"),
     "checkbench.api._meta": ("meta_run",),
     "checkbench.api._report": ("report", "view"),
@@ -43,15 +35,21 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "checkbench.fbbench.difficulty": ("DifficultyReport",),
     "checkbench.fbbench.scoring": ("FBBenchLeaderboard",),
     "checkbench.fbbench.versions": ("ImportSummary",),
-    "checkbench.generate": ("GenerationSettings",),
+    "checkbench.generation.requests": ("GenerationSettings",),
     "checkbench.ifrewardbench.metrics": ("MetaReport",),
     "checkbench.ifrewardbench.run": ("JudgeResult", "MetaRun", "MetaSettings", "meta_report"),
-    "checkbench.judges.calibration": ("Calibration", "CalibrationReport", "SplitFacts"),
+    "checkbench.judges.calibration": (
+        "Calibration",
+        "CalibrationFit",
+        "CalibrationReport",
+        "SplitFacts",
+    ),
     "checkbench.judges.checklist": ("JudgeSettings",),
     "checkbench.judges.human": ("JudgeAgreement", "judge_agreement"),
     "checkbench.judges.pc2": ("PC2Result", "PC2Settings"),
     "checkbench.judges.reference": ("ModelShift", "RankingEffect", "ReferenceAgreement"),
     "checkbench.llm": ("ModelOptions",),
+    "checkbench.scoring.settings": ("ScoringSettings",),
     "checkbench.scan.builder": ("TaxBuilderSettings", "TaxBuildResult"),
     "checkbench.scan.navigation": ("Navigation", "NavigationSettings"),
     "checkbench.scan.realmix": ("MixResult", "MixSettings"),

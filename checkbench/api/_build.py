@@ -8,21 +8,21 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from checkbench.api._stage import (
-    answer_and_judge,
-    open_backends,
-    pick_judge,
-    run_closing,
-    store_items,
-)
 from checkbench.benchmarks import load_items
 from checkbench.convbench.pipeline import BuildSpec, build_benchmark, preview_build
 from checkbench.convbench.rank_agreement import load_reference
 from checkbench.convbench.scoring import BenchScores, CheckMode, store_bench_scores
 from checkbench.convbench.summary import BuildSummary, TopicPreview
 from checkbench.distributed import Executor, build_engine
+from checkbench.evaluation.runs import (
+    answer_and_judge,
+    open_backends,
+    pick_judge,
+    run_closing,
+    store_items,
+)
 from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
-from checkbench.generate import GenerationSettings
+from checkbench.generation.requests import GenerationSettings
 from checkbench.inputs import output_dir, output_file
 from checkbench.jsonl import write_jsonl
 from checkbench.judges.checklist import JudgeSettings, judge_name

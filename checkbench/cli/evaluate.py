@@ -39,6 +39,7 @@ from checkbench.cli.render import (
     print_breakdowns,
     print_leaderboard,
     print_stages,
+    print_tally,
     report_hint,
 )
 from checkbench.cli.score import print_scores
@@ -95,8 +96,9 @@ def judge(
     print_stages(run_dir, [summary])
     with RunStore.existing(run_dir) as store:
         command = "leaderboard" if is_fbbench_store(store) else "score"
+        judges = store.judges()
     judge_id = api.judge_id(run_dir, judge_model, settings=settings, options=options)
-    print_next_steps(run_dir, command, judge_id)
+    print_next_steps(run_dir, command, judge_id, judges)
     exit_if_all_failed([summary])
 
 
@@ -117,8 +119,9 @@ def leaderboard(
     board = api.leaderboard(
         run_dir,
         judge=calibrated_judge(ctx, run_dir, judge_id, calibration),
-        policy=unscored_policy,
-        source="stored" if stored_scores else "verdicts",
+        settings=api.ScoringSettings(
+            policy=unscored_policy, source="stored" if stored_scores else "verdicts"
+        ),
     )
     _show(board, as_json, breakdowns)
 
@@ -153,7 +156,7 @@ def run(
 ) -> None:
     """Generate, judge and score in one go, by the benchmark's protocol."""
     with RichProgress() as progress:
-        summaries, board = api.run(
+        result = api.run(
             bench,
             model or [DEFAULT_MODEL],
             judge_model,
@@ -163,32 +166,27 @@ def run(
                 temperature=temperature, max_tokens=max_tokens, samples=samples
             ),
             judge_settings=api.JudgeSettings(mode=judge_mode, language=language),
+            scoring=api.ScoringSettings(policy=unscored_policy, protocol=protocol),
             options=options,
             progress=progress,
-            policy=unscored_policy,
-            protocol=protocol,
             executor=executor_named(executor, ray_address),
         )
-    print_stages(out, summaries, failures=True)
-    if isinstance(board, api.BenchScores):
+    print_tally(result.stages, result.tally, failures=True)
+    if isinstance(result.scores, api.BenchScores):
         console.print("Scored by the Conv-to-Bench protocol (mean of each item's checks).")
-        print_scores(board, None)
-        print_next_steps(out, "score", board.judge)
+        print_scores(result.scores, None)
+        print_next_steps(out, "score", result.judge, result.tally.judges)
     else:
         console.print("Scored by the FB-Bench protocol.")
-        _show(board, False, True)
-        print_next_steps(out, "leaderboard", board.judge)
-    exit_if_all_failed(summaries)
+        _show(result.scores, False, True)
+        print_next_steps(out, "leaderboard", result.judge, result.tally.judges)
+    exit_if_all_failed(result.stages)
 
 
-def print_next_steps(out: Path, command: str, judge: str | None) -> None:
+def print_next_steps(out: Path, command: str, judge: str | None, judges: list[str]) -> None:
     """Where the run is, and the commands that show it again as JSON and as a report; the
-    judge is named when the run holds several, as the command then needs it."""
-    from checkbench.store import RunStore
-
-    with RunStore.existing(out) as store:
-        several = len(store.judges()) > 1
-    pick = f" --judge-id {shlex.quote(judge)}" if several and judge else ""
+    judge is named when the run holds several (`judges`), as the command then needs it."""
+    pick = f" --judge-id {shlex.quote(judge)}" if len(judges) > 1 and judge else ""
     json_command = f"checkbench {command} {shlex.quote(str(out))}{pick} --json"
     console.print(
         f"Run stored in [bold]{escape(str(out))}[/]. JSON: [bold]{escape(json_command)}[/]; "

@@ -1,19 +1,21 @@
-"""What the API functions share: run stores filled with items, stages run on opened backends,
-and the judge whose verdicts a run is read by.
+"""The plumbing of a run, shared by the evaluation flow and the protocols' commands: run stores
+filled with items, backends opened and bound to the run's names, stages run on them in the one
+event loop, and the judge whose verdicts a run is read by.
 
-Opening backends and running the event loop happen here and in the other api modules only: the
-protocol packages receive opened backends and a Caller.
+Opening backends and running the event loop happen here only: the stages and the protocol
+packages receive opened backends and a Caller.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from checkbench.distributed import LOCAL_STAGES, Stages
 from checkbench.errors import InputError
-from checkbench.generate import GenerationSettings
+from checkbench.generation.requests import GenerationSettings
 from checkbench.judges.checklist import JudgeSettings
 from checkbench.judges.stage import answer_and_judge_here
 from checkbench.llm import ModelOptions, open_backend
@@ -22,10 +24,10 @@ from checkbench.llm.batch import BatchBackend
 from checkbench.llm.models_file import Price
 from checkbench.schema import Item, Response, Verdict
 from checkbench.steps import loop
-from checkbench.steps.caller import Caller
+from checkbench.steps.caller import LIMITS_META, Caller
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageSummary
-from checkbench.store import RunStore, made_by_opening, remove_made
+from checkbench.store import RunStore, UsageRow, made_by_opening, remove_made
 
 T = TypeVar("T")
 
@@ -167,3 +169,24 @@ def judged_run(
     with RunStore.existing(run_dir) as store:
         chosen = pick_judge(store, judge)
         return chosen, store.items(), store.responses(), store.verdicts(chosen)
+
+
+@dataclass(frozen=True)
+class RunTally:
+    """What a run's store says of its calls, read while it is open, for the CLI to print:
+    why answers failed (message -> count), calls and tokens per model and role, the limits
+    of calls at once each model's endpoint settled on, and the run's judges."""
+
+    failed_answers: dict[str, int]
+    usage: list[UsageRow]
+    limits: dict[str, int]
+    judges: list[str]
+
+    @classmethod
+    def read(cls, store: RunStore) -> RunTally:
+        return cls(
+            failed_answers=store.response_errors(),
+            usage=store.usage(),
+            limits=store.get_meta(LIMITS_META, {}),
+            judges=store.judges(),
+        )

@@ -35,7 +35,7 @@ def test_limits_settle_near_the_servers_capacity_and_every_item_is_answered(
         )
         options = ModelOptions(models_file=models)
         generated = api.generate(items, ["low"], run, options=options)
-        judged = api.judge(run, "high", options=options)
+        judged = api.judge(run, "high", options=options).stage
         counts = server.stats()
     assert (generated.errors, judged.errors, judged.failed_calls) == (0, 0, 0)
     assert counts["refused"] > 0  # the limits were found by meeting the server's, not guessed

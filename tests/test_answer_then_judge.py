@@ -59,7 +59,7 @@ def test_each_answer_is_judged_as_it_comes_and_the_run_holds_what_stages_store(
         run = api.run(EXAMPLE, candidates, judge, tmp_path / "run", options=options, scoring=CB)
         order = [_is_judge(body) for body in server.bodies()]
         staged = [api.generate(EXAMPLE, candidates, tmp_path / "staged", options=options)]
-        staged.append(api.judge(tmp_path / "staged", judge, options=options))
+        staged.append(api.judge(tmp_path / "staged", judge, options=options).stage)
     # a judge was asked long before the candidates were done
     assert order.index(True) < len(order) // 4 and order[-1] is True
     assert order[order.index(True) :].count(False) > 4

@@ -16,7 +16,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     # functions, one per CLI command
     "checkbench.api._build": ("build", "filter_by_difficulty", "preview", "score"),
     "checkbench.api._evaluate": ("Protocol", "import_fbbench_judgments", "leaderboard", "run"),
-    "checkbench.evaluation.flow": ("RunResult", "generate", "judge", "judge_id", "prepare_run"),
+    "checkbench.evaluation.flow": (
+        "JudgingResult",
+        "RunResult",
+        "generate",
+        "judge",
+        "judge_id",
+        "prepare_run",
+    ),
     "checkbench.api._judges": ("apply_calibration", "calibrate", "reference_agreement"),
     "checkbench.api._meta": ("meta_run",),
     "checkbench.api._report": ("report", "view"),

@@ -38,7 +38,6 @@ from checkbench.cli.render import (
     exit_if_all_failed,
     print_breakdowns,
     print_leaderboard,
-    print_stages,
     print_tally,
     report_hint,
 )
@@ -83,23 +82,20 @@ def judge(
     from checkbench.fbbench.scoring import is_fbbench_store
     from checkbench.store import RunStore
 
-    settings = api.JudgeSettings(mode=judge_mode, language=language)
     with RichProgress() as progress:
-        summary = api.judge(
+        result = api.judge(
             run_dir,
             judge_model,
-            settings=settings,
+            settings=api.JudgeSettings(mode=judge_mode, language=language),
             options=options,
             progress=progress,
             executor=executor_named(executor, ray_address),
         )
-    print_stages(run_dir, [summary])
+    print_tally([result.stage], result.tally)
     with RunStore.existing(run_dir) as store:
         command = "leaderboard" if is_fbbench_store(store) else "score"
-        judges = store.judges()
-    judge_id = api.judge_id(run_dir, judge_model, settings=settings, options=options)
-    print_next_steps(run_dir, command, judge_id, judges)
-    exit_if_all_failed([summary])
+    print_next_steps(run_dir, command, result.judge, result.tally.judges)
+    exit_if_all_failed([result.stage])
 
 
 @app.command()

@@ -51,6 +51,16 @@ class RunResult:
     tally: RunTally
 
 
+@dataclass(frozen=True)
+class JudgingResult:
+    """What `judge` did: its stage's summary, the judge id its verdicts are stored under (the
+    name the run bound the model to, marked when it judges by log-probs), and `tally`."""
+
+    stage: StageSummary
+    judge: str
+    tally: RunTally
+
+
 def run(
     bench: str | Path,
     models: Sequence[str],
@@ -125,12 +135,14 @@ def judge(
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
     executor: Executor = "local",
-) -> StageSummary:
+) -> JudgingResult:
     """Judge every response in the run against its item's checklist; rerunning resumes."""
+    settings = settings or JudgeSettings()
     stage = judging(executor, judge_model, options)
     backend = open_backend(judge_model, options)
     with RunStore.existing(run_dir, writer=True) as store:
-        return run_stage(store, [backend], stage, backend, settings=settings, progress=progress)
+        summary = run_stage(store, [backend], stage, backend, settings=settings, progress=progress)
+        return JudgingResult(summary, judge_name(backend, settings), RunTally.read(store))
 
 
 def judge_id(

@@ -15,7 +15,7 @@ from checkbench.lazy import lazy_exports
 _EXPORTS: dict[str, tuple[str, ...]] = {
     # functions, one per CLI command
     "checkbench.api._build": ("build", "filter_by_difficulty", "preview", "score"),
-    "checkbench.api._evaluate": ("Protocol", "import_fbbench_judgments", "leaderboard", "run"),
+    "checkbench.api._evaluate": ("Protocol", "import_fbbench_judgments", "leaderboard"),
     "checkbench.evaluation.flow": (
         "JudgingResult",
         "RunResult",
@@ -23,6 +23,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "judge",
         "judge_id",
         "prepare_run",
+        "run",
     ),
     "checkbench.api._judges": ("apply_calibration", "calibrate", "reference_agreement"),
     "checkbench.api._meta": ("meta_run",),

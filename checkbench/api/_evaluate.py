@@ -1,9 +1,5 @@
-"""Evaluating models on a benchmark: the evaluation flow (`checkbench.evaluation.flow`) with
-the benchmark protocols' scorers, and FB-Bench's published judgments brought into a run.
-
-Scoring "by the benchmark's protocol" is chosen here, above the protocol packages, until the
-protocol registry lets the flow find a benchmark's scorer itself.
-"""
+"""FB-Bench's leaderboard of a stored run (the evaluation flow's `score` with FB-Bench's
+scorer), and FB-Bench's published judgments brought into a run."""
 
 from __future__ import annotations
 
@@ -18,7 +14,6 @@ from checkbench.scoring.settings import ScoringSettings
 from checkbench.store import STORE_FILE, RunStore
 
 if TYPE_CHECKING:
-    from checkbench.convbench.scoring import BenchScores
     from checkbench.fbbench.scoring import FBBenchLeaderboard
     from checkbench.fbbench.versions import ImportSummary
 
@@ -32,24 +27,6 @@ def _fbbench_scores(store: RunStore, judge: str, settings: ScoringSettings) -> F
         store, judge, policy=settings.policy, source=settings.source, seed=settings.seed
     )
 
-
-def _score_by_protocol(
-    store: RunStore, judge: str, settings: ScoringSettings
-) -> FBBenchLeaderboard | BenchScores:
-    """The run's scores by `settings.protocol`: "fb-bench" (the FB-Bench leaderboard: needs a
-    scenario and a task per item) or "conv-to-bench" (the mean of each item's checks, cluster
-    bootstrap over items); "auto" picks FB-Bench when every item carries its tags."""
-    from checkbench.fbbench.scoring import is_fbbench_store
-
-    if settings.protocol == "fb-bench" or (settings.protocol == "auto" and is_fbbench_store(store)):
-        return _fbbench_scores(store, judge, settings)
-    from checkbench.convbench.scoring import store_bench_scores  # loaded only for it
-
-    return store_bench_scores(store, judge, policy=settings.policy, seed=settings.seed)
-
-
-run = partial(flow.run, scorer=_score_by_protocol)
-"""`checkbench.evaluation.flow.run`, scoring by the benchmark's protocol."""
 
 leaderboard = partial(flow.score, scorer=_fbbench_scores)
 """FB-Bench scores of a stored run (`flow.score` with the FB-Bench leaderboard): `judge` is the

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from checkbench import api
+from checkbench import api, registry
 from checkbench.choices import ScoringProtocol
 from checkbench.cli import Group, app
 from checkbench.cli.judges import calibrated_judge
@@ -41,7 +41,6 @@ from checkbench.cli.render import (
     print_tally,
     report_hint,
 )
-from checkbench.cli.score import print_scores
 from checkbench.distributed import executor_named
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
@@ -79,9 +78,6 @@ def judge(
 ) -> None:
     """Judge every response of a run against its item's checklist; exits 1 when every call
     it made failed."""
-    from checkbench.fbbench.scoring import is_fbbench_store
-    from checkbench.store import RunStore
-
     with RichProgress() as progress:
         result = api.judge(
             run_dir,
@@ -92,8 +88,7 @@ def judge(
             executor=executor_named(executor, ray_address),
         )
     print_tally([result.stage], result.tally)
-    with RunStore.existing(run_dir) as store:
-        command = "leaderboard" if is_fbbench_store(store) else "score"
+    command = registry.run_scorers()[result.protocol].command
     print_next_steps(run_dir, command, result.judge, result.tally.judges)
     exit_if_all_failed([result.stage])
 
@@ -168,14 +163,9 @@ def run(
             executor=executor_named(executor, ray_address),
         )
     print_tally(result.stages, result.tally, failures=True)
-    if isinstance(result.scores, api.BenchScores):
-        console.print("Scored by the Conv-to-Bench protocol (mean of each item's checks).")
-        print_scores(result.scores, None)
-        print_next_steps(out, "score", result.judge, result.tally.judges)
-    else:
-        console.print("Scored by the FB-Bench protocol.")
-        _show(result.scores, False, True)
-        print_next_steps(out, "leaderboard", result.judge, result.tally.judges)
+    scorer = registry.run_scorers()[result.protocol]
+    scorer.show(result.scores)
+    print_next_steps(out, scorer.command, result.judge, result.tally.judges)
     exit_if_all_failed(result.stages)
 
 

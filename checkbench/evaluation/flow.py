@@ -3,7 +3,8 @@ them to the run's names, let the candidates answer and the judge judge, score by
 benchmark's protocol, and return a typed `RunResult` for the caller to print.
 
 `run` does it all in one go on one open store; `generate`, `judge` and `score` are its steps
-one at a time, each resuming where an earlier call stopped. The settings objects
+one at a time, each resuming where an earlier call stopped. Scoring goes through the protocol
+registry (`score_by_protocol`): this layer imports no protocol package. The settings objects
 (`GenerationSettings`, `JudgeSettings`, `ScoringSettings`) are taken as they are, from the CLI
 or from Python.
 """
@@ -13,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel
-
+from checkbench import registry
 from checkbench.benchmarks import iter_items
 from checkbench.distributed import Executor, Stages, generation, judging
 from checkbench.evaluation.runs import (
@@ -35,18 +36,19 @@ from checkbench.steps.progress import ProgressSink
 from checkbench.steps.stage import StageSummary
 from checkbench.store import RunStore
 
-RunScorer = Callable[[RunStore, str, ScoringSettings], BaseModel]
-"""The scoring seam: a benchmark protocol's scores of the open run store by one judge's
-verdicts (e.g. FB-Bench's leaderboard, Conv-to-Bench's check means)."""
+Scorer = Callable[[RunStore, str, ScoringSettings], Any]
+"""Scores of an open run store by one judge's verdicts (e.g. FB-Bench's leaderboard)."""
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """What `run` did: each stage's summary, the protocol's scores by the run's judge, and
-    what the store says of the run's calls (`tally`)."""
+    """What `run` did: each stage's summary, the scores by the run's judge of the protocol
+    that scored it (its run scorer's name in the registry), and what the store says of the
+    run's calls (`tally`)."""
 
     stages: list[StageSummary]
-    scores: BaseModel
+    protocol: str
+    scores: Any
     judge: str
     tally: RunTally
 
@@ -54,10 +56,12 @@ class RunResult:
 @dataclass(frozen=True)
 class JudgingResult:
     """What `judge` did: its stage's summary, the judge id its verdicts are stored under (the
-    name the run bound the model to, marked when it judges by log-probs), and `tally`."""
+    name the run bound the model to, marked when it judges by log-probs), the protocol that
+    scores the run ("auto": its run scorer's name in the registry), and `tally`."""
 
     stage: StageSummary
     judge: str
+    protocol: str
     tally: RunTally
 
 
@@ -67,7 +71,6 @@ def run(
     judge_model: str,
     run_dir: str | Path,
     *,
-    scorer: RunScorer,
     fmt: str = "auto",
     settings: GenerationSettings | None = None,
     judge_settings: JudgeSettings | None = None,
@@ -97,8 +100,16 @@ def run(
         )
         # 3. score the judge's verdicts by the benchmark's protocol
         judge = judge_name(judge_backend, judge_settings)
-        scores = scorer(store, judge, scoring or ScoringSettings())
-        return RunResult(summaries, scores, judge, RunTally.read(store))
+        protocol, scores = score_by_protocol(store, judge, scoring or ScoringSettings())
+        return RunResult(summaries, protocol, scores, judge, RunTally.read(store))
+
+
+def score_by_protocol(store: RunStore, judge: str, settings: ScoringSettings) -> tuple[str, Any]:
+    """The scoring seam: the name of the protocol that scores the run and its scores of
+    `judge`'s verdicts: `settings.protocol` names it ("fb-bench", "conv-to-bench"), or with
+    "auto" the first registered protocol that claims the run's items."""
+    scorer = registry.run_scorer(store, settings.protocol)
+    return scorer.name, scorer.score(store, judge, policy=settings.policy)
 
 
 def prepare_run(bench: str | Path, run_dir: str | Path, *, fmt: str = "auto") -> RunStore:
@@ -142,7 +153,9 @@ def judge(
     backend = open_backend(judge_model, options)
     with RunStore.existing(run_dir, writer=True) as store:
         summary = run_stage(store, [backend], stage, backend, settings=settings, progress=progress)
-        return JudgingResult(summary, judge_name(backend, settings), RunTally.read(store))
+        judge = judge_name(backend, settings)
+        protocol = registry.run_scorer(store).name
+        return JudgingResult(summary, judge, protocol, RunTally.read(store))
 
 
 def judge_id(
@@ -165,10 +178,10 @@ def judge_id(
 def score(
     run_dir: str | Path,
     *,
-    scorer: RunScorer,
+    scorer: Scorer,
     judge: str | None = None,
     settings: ScoringSettings | None = None,
-) -> BaseModel:
+) -> Any:
     """The protocol's scores of a stored run by `judge`'s verdicts (default: the run's only
     judge)."""
     with RunStore.existing(run_dir) as store:

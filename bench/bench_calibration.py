@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from checkbench.fbbench.judgments import load_fbbench_judgment_dir
-from checkbench.judges.calibration import fit_calibration
+from checkbench.judges.calibration import CalibrationFit, fit_calibration
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.judges.reference import ReferenceAgreement, reference_agreement
 from checkbench.judges.stage import judge_responses
@@ -130,8 +130,7 @@ def main() -> None:
     everything = reference_agreement(store, judge, reference, b=args.b, seed=args.seed)
     print(_row("uncalibrated, all sampled", everything))
     for method, decision in (("logistic", "bayes"), ("isotonic", "bayes"), ("logistic", "rate")):
-        report = fit_calibration(
-            store,
+        fit = CalibrationFit(
             judge,
             reference,
             method=method,
@@ -140,6 +139,7 @@ def main() -> None:
             b=args.b,
             seed=args.seed,
         )
+        report = fit_calibration(store, fit)
         print(
             f"  {method} calibration, pass at P >= {report.threshold:.3f} ({decision}): fitted on "
             f"{report.train.items} items ({report.train.verdicts} checks), held out "

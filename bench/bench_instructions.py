@@ -100,7 +100,7 @@ def _http_client(base_url: str, items: list[Any], concurrency: int) -> None:
 
     from bench_generate import CANDIDATE, JUDGE
 
-    from checkbench.generate import GenerationSettings, candidate_request
+    from checkbench.generation.requests import GenerationSettings, candidate_request
     from checkbench.judges.checklist import JudgeSettings, text_request, verdicts_answer
     from checkbench.llm.openai_compat import OpenAIBackend
     from checkbench.steps import loop

@@ -41,7 +41,7 @@ if str(REPO) not in sys.path:  # run from anywhere: checkbench is this repo's
     sys.path.insert(0, str(REPO))
 
 from checkbench import api  # noqa: E402
-from checkbench.generate import GenerationSettings  # noqa: E402
+from checkbench.generation.requests import GenerationSettings  # noqa: E402
 from checkbench.llm import ModelOptions  # noqa: E402
 
 DEFAULT_BINARY = Path.home() / ".cache" / "checkbench" / "llama-server" / "bin" / "llama-server"

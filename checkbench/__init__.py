@@ -14,7 +14,7 @@ From the shell (`checkbench --help`; the README's tour walks every command):
 From Python, `checkbench.api` has one function per command, returning pydantic models:
 
     from checkbench import api
-    stages, board = api.run("examples/feedback-mini.jsonl", ["local"], "local", "runs/demo")
+    result = api.run("examples/feedback-mini.jsonl", ["local"], "local", "runs/demo")
     board = api.leaderboard("runs/demo")      # the same scores, read from the run store
 
 The data model is re-exported here: an `Item` holds `Message`s and a checklist of `Check`s

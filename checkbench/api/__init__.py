@@ -1,9 +1,9 @@
 """The Python API: each function is what one CLI command does.
 
-A thin facade: the functions live in private modules (`_evaluate`, `_report`, `_judges`) and
-in each registered protocol (its `api` exports, from the registry),
-which open the model backends and run the event loop; `__all__` lists every function and the
-settings and result types a caller needs.
+A thin facade: the functions live in the evaluation flow (`checkbench.evaluation.flow`), in
+private modules (`_evaluate`, `_report`, `_judges`) and in each registered protocol (its `api`
+exports, from the registry); `__all__` lists every function and the settings and result types a
+caller needs.
 
 Names are imported lazily (module `__getattr__`, PEP 562): `api.leaderboard` loads what the
 leaderboard needs, not the models and modules of every other command.
@@ -16,12 +16,13 @@ from checkbench.lazy import lazy_exports
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     # functions, one per CLI command
-    "checkbench.api._evaluate": (
-        "Protocol",
+    "checkbench.api._evaluate": ("Protocol", "leaderboard"),
+    "checkbench.evaluation.flow": (
+        "JudgingResult",
+        "RunResult",
         "generate",
         "judge",
         "judge_id",
-        "leaderboard",
         "prepare_run",
         "run",
     ),
@@ -29,12 +30,18 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "checkbench.api._report": ("report", "view"),
     # settings and results
     "checkbench.distributed": ("Executor", "RayExecutor"),
-    "checkbench.generate": ("GenerationSettings",),
-    "checkbench.judges.calibration": ("Calibration", "CalibrationReport", "SplitFacts"),
+    "checkbench.generation.requests": ("GenerationSettings",),
+    "checkbench.judges.calibration": (
+        "Calibration",
+        "CalibrationFit",
+        "CalibrationReport",
+        "SplitFacts",
+    ),
     "checkbench.judges.checklist": ("JudgeSettings",),
     "checkbench.judges.human": ("JudgeAgreement", "judge_agreement"),
     "checkbench.judges.reference": ("ModelShift", "RankingEffect", "ReferenceAgreement"),
     "checkbench.llm": ("ModelOptions",),
+    "checkbench.scoring.settings": ("ScoringSettings",),
     "checkbench.steps.progress": ("ProgressSink",),
     "checkbench.steps.stage": ("StageSummary",),
     "checkbench.store": ("RunStore",),

@@ -12,7 +12,7 @@ from checkbench.errors import InputError
 from checkbench.inputs import input_file, output_file
 from checkbench.jsonl import write_text_atomic
 from checkbench.judges import calibration as calib
-from checkbench.judges.calibration import Calibration, CalibrationReport, Decision, Method
+from checkbench.judges.calibration import Calibration, CalibrationFit, CalibrationReport
 from checkbench.judges.reference import (
     REFERENCE_RECORD,
     ReferenceAgreement,
@@ -108,54 +108,25 @@ def _check_by(store: RunStore, by: str | None) -> None:
         )
 
 
-def calibrate(
-    run_dir: str | Path,
-    judge: str,
-    reference: str | None = None,
-    *,
-    reference_file: str | Path | None = None,
-    method: Method = "logistic",
-    by: str | None = None,
-    decision: Decision = "bayes",
-    test_fraction: float = 0.5,
-    seed: int = DEFAULT_SEED,
-    min_group: int = 20,
-    name: str | None = None,
-    apply: bool = False,
-    export: str | Path | None = None,
-    b: int = DEFAULT_B,
-) -> CalibrationReport:
-    """Fit a calibration of log-prob judge `judge`'s P(yes) to the reference (a judge of the
-    run, or a file of verdicts) on a seeded share of the items, and report it on the held-out
-    items only. The artefact is kept in the run under its name (default "<judge>#calibrated");
-    `apply` also stores the calibrated verdicts, `export` writes the artefact as JSON."""
-    if reference_file is not None:
-        input_file(reference_file)
-    if export is not None:
-        output_file(export)
+def calibrate(run_dir: str | Path, fit: CalibrationFit) -> CalibrationReport:
+    """Fit a calibration of a log-prob judge's P(yes) to the reference (a judge of the run, or
+    a file of verdicts) on a seeded share of the items, and report it on the held-out items
+    only. The artefact is kept in the run under its name (default "<judge>#calibrated");
+    `fit.apply` also stores the calibrated verdicts, `fit.export` writes the artefact as JSON."""
+    if fit.reference_file is not None:
+        input_file(fit.reference_file)
+    if fit.export is not None:
+        output_file(fit.export)
     with RunStore.existing(run_dir, writer=True) as store:
-        _check_judge(store, judge)
-        ref, gold = _reference(store, reference, reference_file)
-        _check_by(store, by)
-        report = calib.fit_calibration(
-            store,
-            judge,
-            ref,
-            reference_verdicts=gold,
-            method=method,
-            by=by,
-            decision=decision,
-            test_fraction=test_fraction,
-            seed=seed,
-            min_group=min_group,
-            name=name,
-            b=b,
-        )
-        if apply:
+        _check_judge(store, fit.judge)
+        _, gold = _reference(store, fit.reference, fit.reference_file)
+        _check_by(store, fit.by)
+        report = calib.fit_calibration(store, fit, reference_verdicts=gold)
+        if fit.apply:
             calib.apply_calibration(store, report.name)
-        if export is not None:
+        if fit.export is not None:
             artefact = calib.load_calibration(store, report.name)
-            write_text_atomic(export, artefact.model_dump_json(indent=2) + "\n")
+            write_text_atomic(fit.export, artefact.model_dump_json(indent=2) + "\n")
         return report
 
 

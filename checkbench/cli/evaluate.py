@@ -9,11 +9,10 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from checkbench import api
+from checkbench import api, registry
 from checkbench.choices import ScoringProtocol
 from checkbench.cli import app
 from checkbench.cli.judges import calibrated_judge
-from checkbench.cli.score import print_scores
 from checkbench.console.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
@@ -36,11 +35,11 @@ from checkbench.console.options import (
 from checkbench.console.render import (
     console,
     exit_if_all_failed,
-    print_stages,
+    print_tally,
     report_hint,
 )
 from checkbench.distributed import executor_named
-from checkbench.fbbench.cli import show_leaderboard, show_scored
+from checkbench.fbbench.cli import show_leaderboard
 from checkbench.llm import ModelOptions
 from checkbench.steps.progress import RichProgress
 
@@ -58,25 +57,19 @@ def judge(
 ) -> None:
     """Judge every response of a run against its item's checklist; exits 1 when every call
     it made failed."""
-    from checkbench.fbbench.scoring import is_fbbench_store
-    from checkbench.store import RunStore
-
-    settings = api.JudgeSettings(mode=judge_mode, language=language)
     with RichProgress() as progress:
-        summary = api.judge(
+        result = api.judge(
             run_dir,
             judge_model,
-            settings=settings,
+            settings=api.JudgeSettings(mode=judge_mode, language=language),
             options=options,
             progress=progress,
             executor=executor_named(executor, ray_address),
         )
-    print_stages(run_dir, [summary])
-    with RunStore.existing(run_dir) as store:
-        command = "leaderboard" if is_fbbench_store(store) else "score"
-    judge_id = api.judge_id(run_dir, judge_model, settings=settings, options=options)
-    print_next_steps(run_dir, command, judge_id)
-    exit_if_all_failed([summary])
+    print_tally([result.stage], result.tally)
+    command = registry.run_scorers()[result.protocol].command
+    print_next_steps(run_dir, command, result.judge, result.tally.judges)
+    exit_if_all_failed([result.stage])
 
 
 @app.command()
@@ -96,8 +89,9 @@ def leaderboard(
     board = api.leaderboard(
         run_dir,
         judge=calibrated_judge(ctx, run_dir, judge_id, calibration),
-        policy=unscored_policy,
-        source="stored" if stored_scores else "verdicts",
+        settings=api.ScoringSettings(
+            policy=unscored_policy, source="stored" if stored_scores else "verdicts"
+        ),
     )
     show_leaderboard(board, as_json, breakdowns)
 
@@ -132,7 +126,7 @@ def run(
 ) -> None:
     """Generate, judge and score in one go, by the benchmark's protocol."""
     with RichProgress() as progress:
-        summaries, board = api.run(
+        result = api.run(
             bench,
             model or [DEFAULT_MODEL],
             judge_model,
@@ -142,31 +136,22 @@ def run(
                 temperature=temperature, max_tokens=max_tokens, samples=samples
             ),
             judge_settings=api.JudgeSettings(mode=judge_mode, language=language),
+            scoring=api.ScoringSettings(policy=unscored_policy, protocol=protocol),
             options=options,
             progress=progress,
-            policy=unscored_policy,
-            protocol=protocol,
             executor=executor_named(executor, ray_address),
         )
-    print_stages(out, summaries, failures=True)
-    if isinstance(board, api.BenchScores):
-        console.print("Scored by the Conv-to-Bench protocol (mean of each item's checks).")
-        print_scores(board, None)
-        print_next_steps(out, "score", board.judge)
-    else:
-        show_scored(board)
-        print_next_steps(out, "leaderboard", board.judge)
-    exit_if_all_failed(summaries)
+    print_tally(result.stages, result.tally, failures=True)
+    scorer = registry.run_scorers()[result.protocol]
+    scorer.show(result.scores)
+    print_next_steps(out, scorer.command, result.judge, result.tally.judges)
+    exit_if_all_failed(result.stages)
 
 
-def print_next_steps(out: Path, command: str, judge: str | None) -> None:
+def print_next_steps(out: Path, command: str, judge: str | None, judges: list[str]) -> None:
     """Where the run is, and the commands that show it again as JSON and as a report; the
-    judge is named when the run holds several, as the command then needs it."""
-    from checkbench.store import RunStore
-
-    with RunStore.existing(out) as store:
-        several = len(store.judges()) > 1
-    pick = f" --judge-id {shlex.quote(judge)}" if several and judge else ""
+    judge is named when the run holds several (`judges`), as the command then needs it."""
+    pick = f" --judge-id {shlex.quote(judge)}" if len(judges) > 1 and judge else ""
     json_command = f"checkbench {command} {shlex.quote(str(out))}{pick} --json"
     console.print(
         f"Run stored in [bold]{escape(str(out))}[/]. JSON: [bold]{escape(json_command)}[/]; "

@@ -76,10 +76,9 @@ def calibrate(
     ranking, before and after calibration. The calibration is kept in the run under its name
     (`leaderboard --calibration NAME` grades with it).
     """
-    report = api.calibrate(
-        run_dir,
-        judge_id,
-        reference_judge,
+    fit = api.CalibrationFit(
+        judge=judge_id,
+        reference=reference_judge,
         reference_file=reference_file,
         method=method,
         by=by,
@@ -91,6 +90,7 @@ def calibrate(
         apply=apply,
         export=export,
     )
+    report = api.calibrate(run_dir, fit)
     if as_json:
         print(report.model_dump_json(indent=2))
         return

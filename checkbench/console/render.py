@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -27,8 +27,8 @@ from checkbench.stats.notation import (
 
 if TYPE_CHECKING:
     from checkbench.stats.estimate import Stat
-    from checkbench.steps.stage import StageSummary
-    from checkbench.store import RunStore
+    from checkbench.steps.stage import RunTally, StageSummary
+    from checkbench.store import RunStore, UsageRow
 
 console = Console()
 
@@ -76,15 +76,24 @@ def print_stage(summary: StageSummary, shown: int = 10) -> None:
 
 
 def print_stages(run_dir: Path, summaries: list[StageSummary], *, failures: bool = False) -> None:
-    """Each stage's line, then (for answering stages) why answers failed, then the calls table."""
+    """`print_tally` of the stages and of the run's store."""
+    from checkbench.steps.stage import RunTally
     from checkbench.store import RunStore
 
+    with RunStore.existing(run_dir) as store:
+        tally = RunTally.read(store)
+    print_tally(summaries, tally, failures=failures)
+
+
+def print_tally(
+    summaries: Sequence[StageSummary], tally: RunTally, *, failures: bool = False
+) -> None:
+    """Each stage's line, then (for answering stages) why answers failed, then the calls table."""
     for summary in summaries:
         print_stage(summary)
-    with RunStore.existing(run_dir) as store:
-        if failures:
-            print_failed_responses(store)
-        print_usage(store)
+    if failures:
+        print_failed_responses(tally.failed_answers)
+    console.print(usage_table(tally.usage, tally.limits))
 
 
 def report_hint(run_dir: Path) -> str:
@@ -103,16 +112,16 @@ def exit_if_all_failed(summaries: Sequence[StageOutcome]) -> None:
         raise typer.Exit(1)
 
 
-def print_failed_responses(store: RunStore, shown: int = 3) -> None:
+def print_failed_responses(failed: Mapping[str, int], shown: int = 3) -> None:
     """Why answers failed: the most frequent error messages with their counts."""
-    errors = Counter(store.response_errors())
+    errors = Counter(failed)
     for error, count in errors.most_common(shown):
         console.print(f"[red]{count} failed:[/] {escape(error)}", highlight=False)
     if len(errors) > shown:
         console.print(f"[dim]({len(errors) - shown} other error messages)[/]")
 
 
-def usage_table(store: RunStore) -> Table:
+def usage_table(usage: Sequence[UsageRow], limits: Mapping[str, int]) -> Table:
     """Calls, retries, timeouts, failures, tokens and time per model and role: a model's name
     heads its rows, so long names fit an 80-column terminal."""
     table = Table(
@@ -126,11 +135,8 @@ def usage_table(store: RunStore) -> Table:
     table.add_column("model / role", overflow="fold")
     for column in ("calls", "retry", "t/o", "failed", "in", "out", "time s"):
         table.add_column(column, justify="right")
-    from checkbench.steps.caller import LIMITS_META
-
-    limits = store.get_meta(LIMITS_META, {})
     model = None
-    for row in sorted(store.usage(), key=lambda row: (row.model, row.role)):
+    for row in sorted(usage, key=lambda row: (row.model, row.role)):
         if row.model != model:
             model = row.model
             limit = f"  limit {limits[model]}" if model in limits else ""
@@ -150,7 +156,9 @@ def usage_table(store: RunStore) -> Table:
 
 def print_usage(store: RunStore) -> None:
     """Calls, failures and tokens per model and role."""
-    console.print(usage_table(store))
+    from checkbench.steps.caller import LIMITS_META
+
+    console.print(usage_table(store.usage(), store.get_meta(LIMITS_META, {})))
 
 
 def estimate_cell(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from checkbench.api._stage import pick_judge, run_closing
 from checkbench.convbench.build import build_benchmark, preview_build
 from checkbench.convbench.rank_agreement import load_reference
 from checkbench.convbench.ray_engine import build_engine
@@ -13,6 +12,7 @@ from checkbench.convbench.scoring import BenchScores, CheckMode, store_bench_sco
 from checkbench.convbench.spec import BuildSpec
 from checkbench.convbench.summary import BuildSummary, TopicPreview
 from checkbench.distributed.executor import Executor
+from checkbench.evaluation.runs import pick_judge, run_closing
 from checkbench.inputs import output_dir, output_file
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.scoring import UnscoredPolicy

@@ -31,7 +31,7 @@ from checkbench.distributed.executor import (
 )
 from checkbench.distributed.worker import DONE, JOB, BatchDone, ModelRecipe, RemoteWork, work_batch
 from checkbench.errors import InputError
-from checkbench.generate import generate_responses
+from checkbench.generation.responses import generate_responses
 from checkbench.judges.stage import judge_responses
 from checkbench.llm import ModelOptions
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, backend_identity

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from checkbench.api._stage import answer_and_judge, open_backends, store_items
 from checkbench.benchmarks import load_items
+from checkbench.evaluation.runs import answer_and_judge, open_backends, store_items
 from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
 from checkbench.fbbench.judgments import load_fbbench_judgment_dir
 from checkbench.fbbench.versions import ImportSummary
-from checkbench.generate import GenerationSettings
+from checkbench.generation.requests import GenerationSettings
 from checkbench.inputs import output_dir, output_file
 from checkbench.jsonl import write_jsonl
 from checkbench.judges.checklist import JudgeSettings, judge_name

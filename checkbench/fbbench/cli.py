@@ -81,7 +81,7 @@ def filter_easy(
 ) -> None:
     """Drop the items that every weak model answers with full score (FB-Bench post-filter)."""
     from checkbench.fbbench.api import filter_by_difficulty
-    from checkbench.generate import GenerationSettings
+    from checkbench.generation.requests import GenerationSettings
 
     with RichProgress() as progress:
         report = filter_by_difficulty(

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from checkbench.api._stage import open_backends, run_stage
 from checkbench.errors import InputError
+from checkbench.evaluation.runs import open_backends, run_stage
 from checkbench.ifrewardbench.dataset import load_ifrewardbench
 from checkbench.ifrewardbench.run import (
     MetaRun,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
@@ -53,6 +54,7 @@ __all__ = [
     "CALIBRATION_VERSION",
     "REPORT_RECORD",
     "Calibration",
+    "CalibrationFit",
     "CalibrationReport",
     "Curve",
     "Decision",
@@ -91,6 +93,32 @@ class CalibrationReport(CalibrationSettings):
 
 REPORT_RECORD = RecordKind("calibration_report", CalibrationReport)
 """Record kind of a CalibrationReport in the run store, keyed by the calibrated judge."""
+
+
+@dataclass(frozen=True)
+class CalibrationFit:
+    """What `calibrate` fits and how, built once by the CLI (or a caller) and taken as it is:
+    log-prob judge `judge`'s P(yes) against a reference, the judge `reference` of the run or
+    the verdicts of `reference_file` (one of the two); the curve (`method`, per group of
+    checks `by`: "category" or "tag:FACET", a group needing `min_group` training checks),
+    the `decision`, the seeded share of items held out (`test_fraction`, `seed`), the
+    calibrated judge's `name` (default "<judge>#calibrated"), whether to `apply` it (store its
+    verdicts) and where to `export` the artefact; `b` and `level` are the intervals'."""
+
+    judge: str
+    reference: str | None = None
+    reference_file: str | Path | None = None
+    method: Method = "logistic"
+    by: str | None = None
+    decision: Decision = "bayes"
+    test_fraction: float = 0.5
+    seed: int = DEFAULT_SEED
+    min_group: int = 20
+    name: str | None = None
+    apply: bool = False
+    export: str | Path | None = None
+    b: int = DEFAULT_B
+    level: float = 0.95
 
 
 def split_items(
@@ -178,57 +206,48 @@ def _facts(units: list[_Unit], items: int) -> SplitFacts:
 
 def fit_calibration(
     store: RunStore,
-    judge: str,
-    reference: str | None = None,
+    fit: CalibrationFit,
     *,
     reference_verdicts: Sequence[Verdict] | None = None,
-    method: Method = "logistic",
-    by: str | None = None,
-    decision: Decision = "bayes",
-    test_fraction: float = 0.5,
-    seed: int = DEFAULT_SEED,
-    min_group: int = 20,
-    name: str | None = None,
-    b: int = DEFAULT_B,
-    level: float = 0.95,
     save: bool = True,
 ) -> CalibrationReport:
-    """Fit a calibration of `judge`'s P(yes) to the reference judge's (or given) verdicts on
-    a seeded share of the items, and measure it on the others. When `save`, the artefact
+    """Fit a calibration of `fit.judge`'s P(yes) to the reference judge's (or given) verdicts
+    on a seeded share of the items, and measure it on the others. When `save`, the artefact
     (kind CALIBRATION_RECORD) and the report (kind REPORT_RECORD) are kept in the run."""
     refuse_samples(store, "calibrate")
+    judge = fit.judge
     own = store.verdicts(judge)
-    gold = reference_verdicts_for(store, reference, reference_verdicts)
+    gold = reference_verdicts_for(store, fit.reference, reference_verdicts)
     if not own or not any(v.p_yes is not None for v in own):
         raise InputError(
             f"judge {judge!r} has no P(yes) verdicts: judge with --mode logprob", field="judge"
         )
     items = [item for item in store.items() if item.checklist]
     units, unusable = _units(items, own, gold)
-    train_ids, test_ids = split_items([u.item.id for u in units], test_fraction, seed)
+    train_ids, test_ids = split_items([u.item.id for u in units], fit.test_fraction, fit.seed)
     train_set = set(train_ids)
     train = [u for u in units if u.item.id in train_set]
-    name = name or f"{judge}#calibrated"
+    name = fit.name or f"{judge}#calibrated"
     if name == judge:
         raise InputError("the calibrated judge needs a name of its own", field="name")
     calibration = Calibration(
         name=name,
         judge=judge,
         reference=gold[0].judge,
-        method=method,
-        by=by,
-        decision=decision,
+        method=fit.method,
+        by=fit.by,
+        decision=fit.decision,
         threshold=0.5,
-        seed=seed,
-        test_fraction=test_fraction,
-        min_group=min_group,
+        seed=fit.seed,
+        test_fraction=fit.test_fraction,
+        min_group=fit.min_group,
         train_items=train_ids,
         test_items=test_ids,
-        curves=_fit_curves(train, method, by, min_group),
+        curves=_fit_curves(train, fit.method, fit.by, fit.min_group),
     )
     calibration.threshold = _threshold(calibration, train)
     responses = store.responses()
-    held_out = {"exclude_items": train_set, "b": b, "seed": seed, "level": level}
+    held_out = {"exclude_items": train_set, "b": fit.b, "seed": fit.seed, "level": fit.level}
     report = CalibrationReport(
         **calibration.model_dump(include=_SHARED),
         train=_facts(train, len(train_ids)),

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from checkbench.generate import AnswerJob, GenerationSettings, generate_responses
+from checkbench.generation.requests import GenerationSettings
+from checkbench.generation.responses import AnswerJob, generate_responses
 from checkbench.judges.checklist import JudgeSettings, judge_name, judge_response
 from checkbench.llm.base import ChatBackend
 from checkbench.schema import Item, Response, Verdict

@@ -7,9 +7,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from checkbench.api._stage import judged_run, open_backends, run_stage
 from checkbench.benchmarks import load_items
 from checkbench.errors import InputError
+from checkbench.evaluation.runs import judged_run, open_backends, run_stage
 from checkbench.inputs import output_dir, output_file
 from checkbench.jsonl import write_jsonl
 from checkbench.llm import ModelOptions, open_backend

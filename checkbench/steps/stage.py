@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from checkbench.llm.base import ChatBackend
-from checkbench.steps.caller import CallCounters, Caller
+from checkbench.steps.caller import LIMITS_META, CallCounters, Caller
 from checkbench.steps.model import StepModel
 from checkbench.steps.pool import run_pool
 from checkbench.steps.progress import ProgressSink
-from checkbench.store import RunStore
+from checkbench.store import RunStore, UsageRow
 
 T = TypeVar("T")
 J = TypeVar("J")
@@ -168,3 +168,24 @@ async def dispatch_here(
         done(await work.run(models, job))
 
     await stage.pool(jobs, workers, one)
+
+
+@dataclass(frozen=True)
+class RunTally:
+    """What a run's store says of its calls, read while it is open, for the CLI to print:
+    why answers failed (message -> count), calls and tokens per model and role, the limits
+    of calls at once each model's endpoint settled on, and the run's judges."""
+
+    failed_answers: dict[str, int]
+    usage: list[UsageRow]
+    limits: dict[str, int]
+    judges: list[str]
+
+    @classmethod
+    def read(cls, store: RunStore) -> RunTally:
+        return cls(
+            failed_answers=store.response_errors(),
+            usage=store.usage(),
+            limits=store.get_meta(LIMITS_META, {}),
+            judges=store.judges(),
+        )

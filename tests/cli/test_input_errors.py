@@ -105,8 +105,8 @@ def test_a_bad_record_read_after_good_ones_leaves_no_directory_behind(tmp_path: 
 
 
 def test_a_bad_record_leaves_an_existing_run_as_it_was(tmp_path: Path) -> None:
-    from checkbench.api._stage import store_items
     from checkbench.benchmarks import iter_items
+    from checkbench.evaluation.runs import store_items
 
     first = _write(tmp_path / "first.jsonl", [_with(id="ok0"), _with(id="ok1")])
     run = tmp_path / "run"

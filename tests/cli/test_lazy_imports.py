@@ -60,7 +60,7 @@ def test_evaluation_api_loads_no_other_protocol(name: str) -> None:
     """generate, judge and run load neither Conv-to-Bench, SCAN, IF-RewardBench nor the Ray
     build engine until a run asks for them (a Conv-to-Bench score, a SCAN file, --executor ray)."""
     loaded = _loaded_after(f"from checkbench import api\napi.{name}")
-    assert "checkbench.api._evaluate" in loaded
+    assert "checkbench.evaluation.flow" in loaded
     assert _protocols_in(loaded) - {"checkbench.fbbench"} == set()
     assert {"ray", "checkbench.convbench.ray_engine"} & loaded == set()
 

@@ -45,7 +45,9 @@ def _hint(run_dir: Path, judge: str) -> str:
     console, render.console = evaluate.console, Console(file=shown, width=400)
     evaluate.console = render.console
     try:
-        evaluate.print_next_steps(run_dir, "leaderboard", judge)
+        with RunStore.existing(run_dir) as store:
+            judges = store.judges()
+        evaluate.print_next_steps(run_dir, "leaderboard", judge, judges)
     finally:
         evaluate.console = render.console = console
     return shown.getvalue()

@@ -49,7 +49,7 @@ def test_usage_table_fits_80_columns_with_each_model_named_once(tmp_path: Path) 
         _record(store, "c", LONG_MODEL, "build:instruction", error="timeout")
         _record(store, "d", "openai:gpt-4o-mini", "judge")
         out = io.StringIO()
-        Console(file=out, width=80, color_system=None).print(usage_table(store))
+        Console(file=out, width=80, color_system=None).print(usage_table(store.usage(), {}))
     lines = out.getvalue().splitlines()
     assert max(len(line) for line in lines) <= 80
     assert sum(LONG_MODEL in line for line in lines) == 1

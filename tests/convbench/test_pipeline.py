@@ -11,9 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from checkbench.convbench.decisions import DECISIONS
 
 from checkbench.benchmarks import load_items
+from checkbench.convbench.decisions import DECISIONS
 from checkbench.convbench.summary import REPORT_FILE, BuildSummary
 from checkbench.store import STORE_FILE, RunStore
 from tests.conftest import run_cli

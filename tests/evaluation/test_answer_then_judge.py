@@ -10,10 +10,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest import MonkeyPatch
+from typer.testing import CliRunner
+
 from checkbench import api
+from checkbench.store import RunStore
 from checkbench.testing import Answer, OpenAIServer, default_answer, deterministic
 from tests.conftest import EXAMPLE
 from tests.support.run_contents import count_rows, kill_once, stored
+
+CB = api.ScoringSettings(protocol="conv-to-bench")
+"""These runs are scored by Conv-to-Bench's check means (auto would pick FB-Bench)."""
 
 
 def _is_judge(body: dict[str, Any]) -> bool:
@@ -49,12 +56,10 @@ def test_each_answer_is_judged_as_it_comes_and_the_run_holds_what_stages_store(
     with OpenAIServer(answer=_slow_candidates) as server:
         candidates, judge = _specs(server)
         options = api.ModelOptions(concurrency=2)
-        summaries, _ = api.run(
-            EXAMPLE, candidates, judge, tmp_path / "run", options=options, protocol="conv-to-bench"
-        )
+        run = api.run(EXAMPLE, candidates, judge, tmp_path / "run", options=options, scoring=CB)
         order = [_is_judge(body) for body in server.requests]
         staged = [api.generate(EXAMPLE, candidates, tmp_path / "staged", options=options)]
-        staged.append(api.judge(tmp_path / "staged", judge, options=options))
+        staged.append(api.judge(tmp_path / "staged", judge, options=options).stage)
     # a judge was asked long before the candidates were done
     assert order.index(True) < len(order) // 4 and order[-1] is True
     assert order[order.index(True) :].count(False) > 4
@@ -62,7 +67,7 @@ def test_each_answer_is_judged_as_it_comes_and_the_run_holds_what_stages_store(
     assert len(expected["responses"]) == 16
     assert {v[4] for v in expected["verdicts"]} == {True, False, None}  # each outcome is seen
     assert stored(tmp_path / "run") == expected
-    assert [_summary(s) for s in summaries] == [_summary(s) for s in staged]
+    assert [_summary(s) for s in run.stages] == [_summary(s) for s in staged]
 
 
 def test_a_resumed_run_judges_the_answers_it_holds_and_replaces_failed_ones_first(
@@ -84,7 +89,7 @@ def test_a_resumed_run_judges_the_answers_it_holds_and_replaces_failed_ones_firs
             assert api.generate(EXAMPLE, candidates[:1], run).errors == 3
         failing.clear()
         server.requests.clear()
-        summaries, _ = api.run(EXAMPLE, candidates, judge, runs["run"], protocol="conv-to-bench")
+        summaries = api.run(EXAMPLE, candidates, judge, runs["run"], scoring=CB).stages
         judged = sum(_is_judge(body) for body in server.requests)
         server.requests.clear()
         api.generate(EXAMPLE, candidates, runs["staged"])
@@ -101,11 +106,34 @@ def test_a_resumed_run_judges_the_answers_it_holds_and_replaces_failed_ones_firs
 def test_one_model_answering_and_judging_goes_stage_after_stage(tmp_path: Path) -> None:
     with OpenAIServer(answer=deterministic) as server:
         spec = f"openai:same@{server.base_url}"
-        summaries, _ = api.run(EXAMPLE, [spec], spec, tmp_path / "run", protocol="conv-to-bench")
+        summaries = api.run(EXAMPLE, [spec], spec, tmp_path / "run", scoring=CB).stages
         order = [_is_judge(body) for body in server.requests]
     first_judge = order.index(True)
     assert first_judge == 8 and all(order[first_judge:])  # eight answers, then only judging
     assert [s.stage for s in summaries] == ["generate", "judge"]
+
+
+def test_the_run_command_opens_its_store_once(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    """`checkbench run` opens the run store once: the scores, the calls table and the next
+    steps it prints are read from the store that the run wrote."""
+    from checkbench.cli import app, commands  # noqa: F401  (registers the commands)
+
+    opened = []
+    open_store = RunStore.__init__
+
+    def counted(self: RunStore, run_dir: str | Path, **kwargs: Any) -> None:
+        opened.append(Path(run_dir))
+        open_store(self, run_dir, **kwargs)
+
+    monkeypatch.setattr(RunStore, "__init__", counted)
+    out = tmp_path / "run"
+    with OpenAIServer(answer=deterministic) as server:
+        candidates, judge = _specs(server)
+        args = ["run", str(EXAMPLE), "--out", str(out), "--model", candidates[0], "--judge", judge]
+        result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert opened == [out]
+    assert len(stored(out)["verdicts"]) > 0
 
 
 def _run_cmd(bench: Path, out: Path, server: OpenAIServer) -> list[str]:

@@ -18,10 +18,10 @@ from checkbench.llm import backend_name, open_backend, parse_model_spec
 
 
 def _api_modules() -> list[str]:
-    """Every private api module but the shared one, and each registered protocol's `api`."""
+    """Every private api module, the evaluation flow and each registered protocol's `api`."""
     private = [f"checkbench.api.{m.name}" for m in pkgutil.iter_modules(api.__path__)]
     protocols = [f"checkbench.{p.name}.api" for p in registry.protocols()]
-    return [m for m in private if not m.endswith("._stage")] + [
+    return [*private, "checkbench.evaluation.flow"] + [
         m for m in protocols if importlib.util.find_spec(m) is not None
     ]
 

@@ -19,7 +19,7 @@ from checkbench.benchmarks import load_items
 from checkbench.convbench.rank_agreement import load_reference
 from checkbench.errors import InputError
 from checkbench.fbbench.dataset import load_fbbench
-from checkbench.generate import GenerationSettings, candidate_request
+from checkbench.generation.requests import GenerationSettings, candidate_request
 from checkbench.ifrewardbench.dataset import load_ifrewardbench
 from checkbench.inputs import BOM, input_dir, output_dir, output_file
 from checkbench.judges.human import judge_agreement, load_human_verdicts

@@ -51,15 +51,15 @@ def _run(
     bench: Path, server: OpenAIServer, out: Path, executor: api.Executor
 ) -> list[api.StageSummary]:
     candidates = [f"openai:cand-{name}@{server.base_url}" for name in ("a", "b")]
-    summaries, _ = api.run(
+    result = api.run(
         bench,
         candidates,
         f"openai:judge@{server.base_url}",
         out,
         executor=executor,
-        protocol="conv-to-bench",
+        scoring=api.ScoringSettings(protocol="conv-to-bench"),
     )
-    return summaries
+    return result.stages
 
 
 def test_ray_stores_what_the_local_executor_stores(

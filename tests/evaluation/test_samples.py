@@ -152,7 +152,7 @@ def test_scores_are_means_over_samples_of_the_stored_verdicts(tmp_path: Path) ->
     bench, run = _bench(tmp_path / "b.jsonl", 6, tags=True), tmp_path / "run"
     _judged_by_content.calls = 0  # type: ignore[attr-defined]
     with OpenAIServer(_judged_by_content) as server:
-        summaries, board = api.run(
+        result = api.run(
             bench,
             [f"openai:c@{server.base_url}"],
             f"openai:j@{server.base_url}",
@@ -160,7 +160,11 @@ def test_scores_are_means_over_samples_of_the_stored_verdicts(tmp_path: Path) ->
             settings=api.GenerationSettings(temperature=0.7, samples=3),
         )
     reasks = api.JudgeSettings().reasks  # of the one unusable judgment
-    assert [(s.stage, s.called) for s in summaries] == [("generate", 18), ("judge", 18 + reasks)]
+    assert [(s.stage, s.called) for s in result.stages] == [
+        ("generate", 18),
+        ("judge", 18 + reasks),
+    ]
+    board = result.scores
     assert len(_rows(run / "run.sqlite", "SELECT 1 FROM verdicts")) == 6 * 3 * 2
     items = _item_means(run / "run.sqlite")
     assert len(items) == 6 and sum(score is None for score in items.values()) == 1

@@ -26,7 +26,7 @@ def sampled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     tmp = tmp_path_factory.mktemp("sampled")
     run = tmp / "run"
     api.generate(_bench(tmp / "b.jsonl", 2), ["local"], run, settings=replace(SAMPLED, samples=2))
-    judged = api.judge(run, "local", settings=api.JudgeSettings(mode="logprob"))
+    judged = api.judge(run, "local", settings=api.JudgeSettings(mode="logprob")).stage
     with RunStore.existing(run) as store:
         assert len(store.responses()) == 4
         (model,) = store.models()

@@ -12,6 +12,7 @@ import pytest
 from checkbench.errors import InputError
 from checkbench.judges.calibration import (
     REPORT_RECORD,
+    CalibrationFit,
     apply_calibration,
     calibrated_verdicts,
     fit_calibration,
@@ -82,7 +83,7 @@ def test_the_split_is_seeded_disjoint_and_complete() -> None:
 
 def test_isotonic_repairs_a_judge_that_says_no_to_everything(tmp_path: Path) -> None:
     store, _ = _run(tmp_path, 24, lambda item, p: p >= 0.25)
-    report = fit_calibration(store, "cheap", "ref", method="isotonic", b=B)
+    report = fit_calibration(store, CalibrationFit("cheap", "ref", method="isotonic", b=B))
     calibration = load_calibration(store, report.name)
     assert report.name == "cheap#calibrated"
     assert not set(calibration.train_items) & set(calibration.test_items)
@@ -102,10 +103,11 @@ def test_isotonic_repairs_a_judge_that_says_no_to_everything(tmp_path: Path) -> 
 
 def test_logistic_calibration_improves_the_held_out_agreement(tmp_path: Path) -> None:
     store, _ = _run(tmp_path, 24, lambda item, p: p >= 0.25)
-    report = fit_calibration(store, "cheap", "ref", method="logistic", b=B)
+    report = fit_calibration(store, CalibrationFit("cheap", "ref", method="logistic", b=B))
     assert report.after.agreement.agreement.value > report.before.agreement.agreement.value
     assert report.after.agreement.agreement.value >= 0.85
-    rate = fit_calibration(store, "cheap", "ref", decision="rate", name="rate", save=False, b=B)
+    fit = CalibrationFit("cheap", "ref", decision="rate", name="rate", b=B)
+    rate = fit_calibration(store, fit, save=False)
     assert 0 < rate.threshold < 1 and rate.threshold != 0.5
 
 
@@ -115,7 +117,7 @@ def test_held_out_figures_are_not_training_figures(tmp_path: Path) -> None:
     ids = [item.id for item in _items(24)]
     train, test = split_items(ids, 0.5, seed=0)
     store, items = _run(tmp_path, 24, lambda item, p: (p >= 0.25) == (item.id in train))
-    report = fit_calibration(store, "cheap", "ref", method="isotonic", b=B)
+    report = fit_calibration(store, CalibrationFit("cheap", "ref", method="isotonic", b=B))
     calibration = load_calibration(store, report.name)
     assert (calibration.train_items, calibration.test_items) == (train, test)
     assert _covers(store, train, {0.2, 0.3})
@@ -135,9 +137,12 @@ def test_per_group_curves_fit_groups_with_different_steps(tmp_path: Path) -> Non
 
     store, _ = _run(tmp_path, 48, label)
     grouped = fit_calibration(
-        store, "cheap", "ref", method="isotonic", by="tag:scenario", min_group=10, b=B
+        store,
+        CalibrationFit("cheap", "ref", method="isotonic", by="tag:scenario", min_group=10, b=B),
     )
-    single = fit_calibration(store, "cheap", "ref", method="isotonic", name="one", b=B)
+    single = fit_calibration(
+        store, CalibrationFit("cheap", "ref", method="isotonic", name="one", b=B)
+    )
     assert set(grouped.groups) == {"EC", "RM"}
     assert grouped.after.agreement.agreement.value == 1.0
     assert single.after.agreement.agreement.value < 1.0
@@ -145,7 +150,7 @@ def test_per_group_curves_fit_groups_with_different_steps(tmp_path: Path) -> Non
 
 def test_the_artefact_round_trips_and_refuses_another_version(tmp_path: Path) -> None:
     store, items = _run(tmp_path, 24, lambda item, p: p >= 0.25)
-    report = fit_calibration(store, "cheap", "ref", method="isotonic", b=B)
+    report = fit_calibration(store, CalibrationFit("cheap", "ref", method="isotonic", b=B))
     calibration = load_calibration(store, report.name)
     assert store.records(REPORT_RECORD)[report.name].after.judge == report.name
     # The stored knots predict what scikit-learn's fitted model predicts, in and out of range.
@@ -191,16 +196,16 @@ def test_a_text_mode_judge_cannot_be_calibrated(tmp_path: Path) -> None:
         v.model_copy(update={"judge": "text", "p_yes": None}) for v in store.verdicts("cheap")
     )
     with pytest.raises(InputError, match="no P\\(yes\\)"):
-        fit_calibration(store, "text", "ref")
+        fit_calibration(store, CalibrationFit("text", "ref"))
     with pytest.raises(InputError, match="own"):
-        fit_calibration(store, "cheap", "ref", name="cheap")
+        fit_calibration(store, CalibrationFit("cheap", "ref", name="cheap"))
 
 
 @pytest.mark.skipif(not PUBLISHED.is_dir(), reason="shared FB-Bench data absent")
 @pytest.mark.slow
 def test_embedded_log_prob_judge_calibrated_to_gpt4o() -> None:
     store, judge, sample = embedded_sample()
-    report = fit_calibration(store, judge, GPT4O, name="embedded-test", b=B)
+    report = fit_calibration(store, CalibrationFit(judge, GPT4O, name="embedded-test", b=B))
     calibration = load_calibration(store, "embedded-test")
     assert report.reference == GPT4O
     assert sorted(calibration.train_items + calibration.test_items) == sorted(sample.items)

@@ -35,7 +35,7 @@ def test_limits_settle_near_the_servers_capacity_and_every_item_is_answered(
         )
         options = ModelOptions(models_file=models)
         generated = api.generate(items, ["low"], run, options=options)
-        judged = api.judge(run, "high", options=options)
+        judged = api.judge(run, "high", options=options).stage
         counts = server.stats()
     assert (generated.errors, judged.errors, judged.failed_calls) == (0, 0, 0)
     assert counts["refused"] > 0  # the limits were found by meeting the server's, not guessed
@@ -44,7 +44,7 @@ def test_limits_settle_near_the_servers_capacity_and_every_item_is_answered(
         assert [v.passed for v in store.verdicts("high")] == [True] * ITEMS
         limits = store.get_meta(LIMITS_META)
         out = io.StringIO()
-        Console(file=out, width=80, color_system=None).print(usage_table(store))
+        Console(file=out, width=80, color_system=None).print(usage_table(store.usage(), limits))
     # started at 2 and at 24; both settle where the server starts refusing
     assert all(CAPACITY - 2 <= limits[name] <= CAPACITY + 1 for name in ("low", "high")), limits
     assert f"low  limit {limits['low']}" in out.getvalue()

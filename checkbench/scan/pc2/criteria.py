@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, StrictInt
 
 from checkbench.choices import PC2Mode as Mode
-from checkbench.generate import GenerationSettings, candidate_request
+from checkbench.generation.requests import GenerationSettings, candidate_request
 from checkbench.judges import render
 from checkbench.prompts import fence
 from checkbench.schema import Item

@@ -1,8 +1,9 @@
-"""What the API functions share: run stores filled with items, stages run on opened backends,
-and the judge whose verdicts a run is read by.
+"""The plumbing of a run, shared by the evaluation flow and the protocols' commands: run stores
+filled with items, backends opened and bound to the run's names, stages run on them in the one
+event loop, and the judge whose verdicts a run is read by.
 
-Opening backends and running the event loop happen here and in the other api modules only: the
-protocol packages receive opened backends and a Caller.
+Opening backends and running the event loop happen here only: the stages and the protocol
+packages receive opened backends and a Caller.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, TypeVar
 
 from checkbench.distributed import LOCAL_STAGES, Stages
 from checkbench.errors import InputError
-from checkbench.generate import GenerationSettings
+from checkbench.generation.requests import GenerationSettings
 from checkbench.judges.checklist import JudgeSettings
 from checkbench.judges.stage import answer_and_judge_here
 from checkbench.llm import ModelOptions, open_backend

@@ -4,7 +4,7 @@ benchmark's protocol, and return a typed `RunResult` for the caller to print.
 
 `run` does it all in one go on one open store; `generate`, `judge` and `score` are its steps
 one at a time, each resuming where an earlier call stopped. Scoring goes through the protocol
-registry (`score_by_protocol`): this layer imports no protocol package. The settings objects
+registry (`_score_by_protocol`): this layer imports no protocol package. The settings objects
 (`GenerationSettings`, `JudgeSettings`, `ScoringSettings`) are taken as they are, from the CLI
 or from Python.
 """
@@ -99,11 +99,11 @@ def run(
         )
         # 3. score the judge's verdicts by the benchmark's protocol
         judge = judge_name(judge_backend, judge_settings)
-        protocol, scores = score_by_protocol(store, judge, scoring or ScoringSettings())
+        protocol, scores = _score_by_protocol(store, judge, scoring or ScoringSettings())
         return RunResult(summaries, protocol, scores, judge, RunTally.read(store))
 
 
-def score_by_protocol(store: RunStore, judge: str, settings: ScoringSettings) -> tuple[str, Any]:
+def _score_by_protocol(store: RunStore, judge: str, settings: ScoringSettings) -> tuple[str, Any]:
     """The scoring seam: the name of the protocol that scores the run and its scores of
     `judge`'s verdicts: `settings.protocol` names it ("fb-bench", "conv-to-bench"), or with
     "auto" the first registered protocol that claims the run's items."""

@@ -7,21 +7,17 @@ the damaged-row finder (`damage`); `RecordKind` types the stage outputs it keeps
 (`records`).
 """
 
-from checkbench.store.files import STORE_FILE, made_by_opening, remove_made
-from checkbench.store.queries import Answering
-from checkbench.store.records import RecordKind
-from checkbench.store.rows import CallRecord, ItemHead, UsageRow
-from checkbench.store.run_store import SHARED_TEXTS, RunStore
+from checkbench.lazy import lazy_exports
 
-__all__ = [
-    "SHARED_TEXTS",
-    "STORE_FILE",
-    "Answering",
-    "CallRecord",
-    "ItemHead",
-    "RecordKind",
-    "RunStore",
-    "UsageRow",
-    "made_by_opening",
-    "remove_made",
-]
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "checkbench.store.files": ("STORE_FILE", "made_by_opening", "remove_made"),
+    "checkbench.store.queries": ("Answering",),
+    "checkbench.store.records": ("RecordKind",),
+    "checkbench.store.rows": ("CallRecord", "ItemHead", "UsageRow"),
+    "checkbench.store.run_store": ("SHARED_TEXTS", "RunStore"),
+}
+"""module -> the names the package offers from it, imported on first use: declaring a record
+kind (`RecordKind`) does not load the store and SQLite."""
+
+__all__ = [name for names in _EXPORTS.values() for name in names]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

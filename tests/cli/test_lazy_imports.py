@@ -50,7 +50,7 @@ def test_the_cli_loads_no_domain_module_to_build_its_commands() -> None:
     assert "checkbench.cli.taxonomy" in loaded and "checkbench.choices" in loaded
     assert {"checkbench.fbbench.cli", "checkbench.ifrewardbench.cli"} <= loaded
     assert _protocols_in(loaded, REGISTRATION) == set()
-    heavy = {"checkbench.store", "checkbench.scoring", "checkbench.steps.caller", "ray"}
+    heavy = {"checkbench.store.run_store", "checkbench.scoring", "checkbench.steps.caller", "ray"}
     assert loaded & heavy == set()
     assert not any(m.startswith("checkbench.distributed.") and "executor" not in m for m in loaded)
 

@@ -36,6 +36,7 @@ WHOLE_WALK = "CHECKBENCH_README_WALK"
 SLOW_BLOCKS = {
     "the Conv-to-Bench builds": "checkbench build examples/logs-mini.jsonl",
     "the SCAN taxonomy commands": "checkbench taxonomy build",
+    "the samples example": "checkbench generate examples/feedback-mini.jsonl --out runs/k3",
 }
 """The blocks (named by a command they start a line with) whose embedded-model work takes
 minutes: walked only with CHECKBENCH_README_WALK=1, as docs/ci.md says."""

@@ -6,7 +6,7 @@ protocols in one toolkit: FB-Bench (answering user feedback), Conv-to-Bench (ben
 conversation logs), IF-RewardBench (judging the judges) and SCAN (capability taxonomies).
 Everything runs on an embedded SmolLM2-135M model (llama.cpp) or any OpenAI-compatible endpoint.
 
-From the shell (`checkbench --help`; the README's tour walks every command):
+From the shell (`checkbench --help`; the tests walk every command the docs show):
 
     checkbench run examples/feedback-mini.jsonl --model local --judge local --out runs/demo
     checkbench report runs/demo
@@ -21,8 +21,9 @@ The data model is re-exported here: an `Item` holds `Message`s and a checklist o
 with its scoring rule and tags; a `Response` is a model's answer (with its `Usage`); a
 `Verdict` is a judge's yes/no/unscored on one check. `RunStore` opens a run directory.
 
-Documentation: README.md (the user's guide), docs/protocols.md (the four protocols, the
-scales, intervals and words every table uses), docs/architecture.md (the package layout).
+Documentation: README.md (the front page), docs/ (a guide per protocol, judges, models, reports,
+the CLI reference), docs/protocols.md (the four protocols, the scales, intervals and words every
+table uses), docs/architecture.md (the package layout).
 """
 
 from checkbench.lazy import lazy_exports

@@ -1,4 +1,4 @@
-"""The example files the README's tour runs on load with the loaders the tour uses."""
+"""The example files the docs' tours run on load with the loaders the tour uses."""
 
 from __future__ import annotations
 

@@ -1,12 +1,13 @@
-"""The README's tour, walked: every command of 'A tour of the CLI' runs as written, in order, in
-a scratch directory holding a copy of examples/, and prints what the README says it shows.
+"""The docs' tours, walked: every command of the README's "A tour of the CLI" and of each guide
+(tests/docs/tours.py reads them, in walk order) runs as written, in order, in one scratch
+directory holding a copy of examples/, and prints what its comment says it shows.
 
-Commands under a comment starting "Needs an endpoint" or "Needs the file" are skipped, up to the
-next comment. The `checkbench` command lines run one after another in one Python process
+The `checkbench` command lines run one after another in one Python process
 (tests/docs/tour_process.py: split by shell rules, then the CLI's own entry point), so the
 interpreter and the embedded model load once; a block that starts a background job (`... &`)
-runs as one shell script, as written. The two blocks of SLOW_BLOCKS, minutes of embedded-model
-work, are walked only with CHECKBENCH_README_WALK=1 (the whole tour, in order).
+runs as one shell script, as written. Commands under a "Needs an endpoint" or "Needs the file"
+comment are skipped; the blocks of SLOW_BLOCKS, minutes of embedded-model work, are walked only
+with CHECKBENCH_README_WALK=1 (the whole walk, in order).
 """
 
 from __future__ import annotations
@@ -22,24 +23,26 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.docs.tours import (
+    SLOW_BLOCKS,
+    WALK,
+    WHOLE_WALK,
+    Step,
+    checkbench_commands,
+    page_tour,
+    shell_blocks,
+    shown_pages,
+    tour_steps,
+)
 
-TOUR = "## A tour of the CLI"
-MARKERS = ("# Needs an endpoint", "# Needs the file")
-WHOLE_WALK = "CHECKBENCH_README_WALK"
-SLOW_BLOCKS = {
-    "the Conv-to-Bench builds": "checkbench build examples/logs-mini.jsonl",
-    "the SCAN taxonomy commands": "checkbench taxonomy build",
-}
-"""The tour's blocks (named by a command they start a line with) whose embedded-model work takes
-minutes: walked only with CHECKBENCH_README_WALK=1, as the README says."""
 SERVED, SERVED_PORT = "llama_cpp.server", 8000
-"""The README's llama.cpp server example (run as a shell script) and the port it listens on."""
+"""The llama.cpp server example of docs/models.md (run as a shell script) and its port."""
 
 SHOWS: dict[str, tuple[str, ...]] = {
     "run examples/feedback-mini.jsonl": (
@@ -53,6 +56,8 @@ SHOWS: dict[str, tuple[str, ...]] = {
     "judge runs/demo --judge local --mode logprob": ("judge", "8 total"),
     "leaderboard runs/demo --judge-id": ('"judge": "local:SmolLM2-135M-Instruct.Q4_1#logprob"',),
     "report runs/demo": ("report written to runs/demo/report.html",),
+    "leaderboard runs/demo --json": ('"judge": "local:SmolLM2-135M-Instruct.Q4_1"', '"overall":'),
+    "checkbench --help": ("Commands", "leaderboard", "report"),
     "run examples/fb-bench-mini.json": ("FB-Bench leaderboard", "checkbench report runs/fb"),
     "import fb-bench-judgments examples": ("imported", "2 models"),
     "leaderboard runs/published": ("unscored items are left out", "model-a", "model-b"),
@@ -85,6 +90,7 @@ SHOWS: dict[str, tuple[str, ...]] = {
     "taxonomy navigate runs/tagged": ("local",),
     "taxonomy navigate runs/published": ("model-a", "model-b"),
     SERVED: ("generate: 8 total",),
+    "--samples 3": ("generate: 24 total",),
 }
 """What each tour command shows, keyed by a part of the command that names it alone."""
 TABS = {
@@ -92,49 +98,6 @@ TABS = {
     "report runs/tagged": ("runs/tagged", "taxonomy"),
 }
 """Report commands the tour says give a tab: the run and the section of the page's data."""
-
-
-@dataclass(frozen=True)
-class Step:
-    """One command of the tour as written (continuation lines joined), or a whole block that
-    runs a background job; `slow`: in a block of SLOW_BLOCKS."""
-
-    command: str
-    skipped: bool
-    slow: bool = False
-
-
-def _block_steps(block: str) -> list[Step]:
-    steps, command, skipped, in_comment = [], "", False, False
-    for line in block.splitlines():
-        if line.startswith("#"):
-            skipped = line.startswith(MARKERS) or (skipped and in_comment)
-            in_comment = True
-            continue
-        in_comment = False
-        if not line.strip():
-            continue
-        command += line
-        if line.endswith("\\"):
-            command = command[:-1]
-            continue
-        steps.append(Step(command, skipped))
-        command = ""
-    if any(step.command.rstrip().endswith("&") for step in steps):
-        return [Step(block, False)]
-    return steps
-
-
-def tour_steps() -> list[Step]:
-    """The tour's commands in order."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split(TOUR, 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
-    return [
-        replace(step, slow=any(f"\n{command}" in f"\n{block}" for command in SLOW_BLOCKS.values()))
-        for block in blocks
-        for step in _block_steps(block)
-    ]
 
 
 def _key(step: Step) -> str:
@@ -150,6 +113,36 @@ def test_every_tour_command_says_what_it_shows() -> None:
     keys = [_key(step) for step in steps]
     assert set(keys) == set(SHOWS)  # every command has its entry, every entry a command
     assert any(step.skipped for step in tour_steps())
+
+
+def test_every_command_the_docs_show_is_walked() -> None:
+    walked = {
+        command
+        for page in WALK
+        for block in page_tour(page)
+        for command in checkbench_commands(block)
+    }
+    unwalked = [
+        f"{page.relative_to(ROOT)}: {command}"
+        for page in shown_pages()
+        for block in shell_blocks(page.read_text(encoding="utf-8"))
+        for command in checkbench_commands(block)
+        if command not in walked
+    ]
+    assert not unwalked, (
+        "commands the walk does not cover (put them in a walked tour, tests/docs/tours.py WALK, "
+        "under a 'Needs an endpoint'/'Needs the file' comment if they need one):\n"
+        + "\n".join(unwalked)
+    )
+    assert len(walked) > 40
+
+
+def test_every_walked_step_is_a_checkbench_command() -> None:
+    steps = [step for step in tour_steps() if "\n" not in step.command]  # not a shell block
+    assert all(step.command.startswith("checkbench ") for step in steps), [
+        step.command for step in steps if not step.command.startswith("checkbench ")
+    ]
+    assert {step.page for step in tour_steps()} == set(WALK)  # every page's tour has commands
 
 
 def _children_cpu() -> float:

@@ -37,10 +37,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's checkbench
 
+from checkbench.store.queries import RESPONSE_BODY  # noqa: E402
 from checkbench.testing import OpenAIServer, completion, verdicts  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
 KEY = "sk-reliability-0123456789abcdef"
+_RESPONSES = f"SELECT item_id, model, {RESPONSE_BODY} FROM responses r"
+"""Each response with its body whole (its content may be held by its call)."""
 
 
 def checkbench(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
@@ -97,7 +100,7 @@ def outcome(run_dir: Path) -> dict[str, Any]:
     """What a run holds, without timings: each response's text and each verdict."""
     responses = {
         f"{item}/{model}": json.loads(body).get("content")
-        for item, model, body in store_rows(run_dir, "SELECT item_id, model, body FROM responses")
+        for item, model, body in store_rows(run_dir, _RESPONSES)
     }
     judged = "SELECT item_id, model, judge, check_id, passed FROM verdicts"
     verdicts_ = {"/".join(row[:4]): row[4] for row in store_rows(run_dir, judged)}

@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Literal
 
 from checkbench.errors import InputError
-from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, LLMError, TokenLogprob
+from checkbench.llm.base import (
+    MAX_ANSWER_BYTES,
+    ChatBackend,
+    ChatRequest,
+    ChatResult,
+    LLMError,
+    TokenLogprob,
+)
 from checkbench.llm.batch import BatchBackend, BatchSettings
 from checkbench.llm.batch_client import BatchClient
 from checkbench.llm.models_file import ModelEntry, Sampling, find_models_file
@@ -60,6 +67,8 @@ class ModelOptions:
     """Ask HTTP models through their provider's Batch API (see `llm.batch`)."""
     batch_poll_s: float = BatchSettings.poll_s
     """Seconds between status checks of a submitted batch."""
+    max_answer_bytes: int = MAX_ANSWER_BYTES
+    """The longest answer text (UTF-8 bytes) a model may give: a longer one is a failed call."""
 
 
 @dataclass(frozen=True)
@@ -165,8 +174,15 @@ def backend_name(spec: str, options: ModelOptions | None = None) -> str:
 
 
 def open_backend(spec: str, options: ModelOptions | None = None) -> ChatBackend:
-    """A backend for any model spec (see SPEC_FORMS)."""
+    """A backend for any model spec (see SPEC_FORMS), its answers bounded by the options'
+    `max_answer_bytes` (read by the caller that records its calls)."""
     options = options or ModelOptions()
+    backend = _open_backend(spec, options)
+    backend.max_answer_bytes = options.max_answer_bytes  # type: ignore[attr-defined]
+    return backend
+
+
+def _open_backend(spec: str, options: ModelOptions) -> ChatBackend:
     model = parse_model_spec(spec, options)
     entry = model.entry
     retries = entry.retries if entry.retries is not None else options.retries

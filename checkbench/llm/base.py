@@ -151,6 +151,11 @@ class TokenLogprob(BaseModel):
     top: dict[str, float] = Field(default_factory=dict)
 
 
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
+"""The default bound on one answer's text (UTF-8 bytes, `ModelOptions.max_answer_bytes`): a
+longer answer is a failed call, recorded with its reason and counted, never stored."""
+
+
 class ChatResult(BaseModel):
     """A model's answer with its token usage."""
 

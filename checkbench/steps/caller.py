@@ -6,7 +6,14 @@ import asyncio
 import time
 from dataclasses import dataclass, field, fields, replace
 
-from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, LLMError, backend_identity
+from checkbench.llm.base import (
+    MAX_ANSWER_BYTES,
+    ChatBackend,
+    ChatRequest,
+    ChatResult,
+    LLMError,
+    backend_identity,
+)
 from checkbench.llm.retry import RetryPolicy, with_retries
 from checkbench.redact import redact
 from checkbench.store import CallRecord, RunStore
@@ -36,9 +43,10 @@ def call_record(
         role=role,
         request=compact,
         shared=shared,
-        result=result.model_dump_json() if result is not None else None,
+        result=result.model_dump_json(exclude_defaults=True) if result is not None else None,
         error=error,
         latency_s=latency_s,
+        answer=result.content if result is not None else None,
         prompt_tokens=result.prompt_tokens if result is not None else 0,
         completion_tokens=result.completion_tokens if result is not None else 0,
         attempts=attempts,
@@ -134,9 +142,13 @@ class Caller:
 
         try:
             policy = self._policy(backend)
-            return await with_retries(attempt, policy, on_retry=self._count_retry), None
+            result = await with_retries(attempt, policy, on_retry=self._count_retry)
         except LLMError as exc:
             return None, redact(str(exc))
+        limit = getattr(backend, "max_answer_bytes", MAX_ANSWER_BYTES)
+        if (size := len(result.content.encode())) > limit:
+            return None, f"answer of {size} bytes over the limit of {limit} (max_answer_bytes)"
+        return result, None
 
     async def call(
         self, backend: ChatBackend, request: ChatRequest, *, role: str, fresh: bool = False

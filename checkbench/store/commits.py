@@ -46,13 +46,13 @@ class GroupCommit:
             self._db.execute("RELEASE one_write")
             self._written()
 
-    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> None:
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
         """One write of a single statement, which SQLite keeps atomic by itself: it joins the
         open transaction or the open batch without the savepoint `write` costs."""
         if not self._db.in_transaction:
             self._db.execute("BEGIN IMMEDIATE")
         try:
-            self._db.execute(sql, parameters)
+            return self._db.execute(sql, parameters)
         finally:
             self._written()
 

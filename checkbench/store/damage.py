@@ -14,6 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from checkbench.errors import InputError
 from checkbench.schema import Item, Response, Verdict
+from checkbench.store.queries import RESPONSE_BODY, VERDICT_BODY
 from checkbench.store.records import record_kind
 
 DAMAGE = (ValueError, TypeError, KeyError, AttributeError, sqlite3.OperationalError)
@@ -62,10 +63,16 @@ def _rows(
 ) -> Iterator[tuple[str, str, list[Any], Any, Callable[[Any], object]]]:
     """(table, field, row key, value, decoder) of every decoded value, in the readers' order."""
     for table, key, field, decode in _CHECKS:
-        for *keys, value in db.execute(f"SELECT {key}, {field} FROM {table}"):  # noqa: S608
+        column = _WHOLE.get((table, field), field)
+        query = f"SELECT {key}, {column} FROM {table} {table[0]}"  # noqa: S608
+        for *keys, value in db.execute(query):
             yield table, field, keys, value, decode
     for keys, value, decode in _records(db):
         yield "records", "body", keys, value, decode
+
+
+_WHOLE = {("responses", "body"): RESPONSE_BODY, ("verdicts", "body"): VERDICT_BODY}
+"""The bodies read whole, as the readers read them (the table's first letter names its rows)."""
 
 
 def _why(exc: Exception) -> str:

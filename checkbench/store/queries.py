@@ -7,6 +7,21 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+RESPONSE_BODY = (
+    "IIF(json_valid(r.body), json_set(IIF(r.call IS NULL, r.body, json_set(r.body, '$.content',"
+    " (SELECT c.result ->> '$.content' FROM calls c WHERE c.id = r.call))),"
+    " '$.item_id', r.item_id, '$.model', r.model, '$.sample', r.sample), r.body)"
+)
+"""A response's (r) body as it was put: the stored body (without the fields its row holds in
+columns) with those columns, and its content from the call that holds it, if one does (see
+`responses.call`). A body that is not JSON is read as it is (and named as damaged)."""
+VERDICT_BODY = (
+    "IIF(json_valid(v.body), json_set(v.body, '$.item_id', v.item_id, '$.model', v.model,"
+    " '$.sample', v.sample, '$.judge', v.judge, '$.check_id', v.check_id, '$.passed',"
+    " json(CASE v.passed WHEN 1 THEN 'true' WHEN 0 THEN 'false' ELSE 'null' END)), v.body)"
+)
+"""A verdict's (v) body as it was put: the stored body (its reason, raw answer and P(yes),
+defaults left out) with the fields its row holds in columns."""
 READ_BATCH = 256
 """Rows read at a time by the iterators that walk a whole run."""
 
@@ -65,7 +80,7 @@ SEARCH_ITEMS = (
     "SELECT i.position FROM items i WHERE i.position > :after"
     " AND (i.body LIKE :piece ESCAPE '!'"
     "  OR EXISTS (SELECT 1 FROM responses r WHERE r.item_id = i.id"
-    "   AND r.body LIKE :piece ESCAPE '!')"
+    "   AND {body} LIKE :piece ESCAPE '!')"
     "  OR EXISTS (SELECT 1 FROM verdicts v WHERE v.item_id = i.id"
     "   AND v.judge IN ({judges}) AND v.body LIKE :piece ESCAPE '!'))"
     " AND (hit(i.id)"
@@ -75,7 +90,7 @@ SEARCH_ITEMS = (
     "   WHERE hit(json_extract(c.value, '$.text')))"
     "  OR hit(json_extract(i.body, '$.reference'))"
     "  OR EXISTS (SELECT 1 FROM responses r WHERE r.item_id = i.id"
-    "   AND (hit(json_extract(r.body, '$.content'))"
+    "   AND (hit(json_extract({body}, '$.content'))"
     "   OR hit(json_extract(r.body, '$.error'))))"
     "  OR EXISTS (SELECT 1 FROM verdicts v WHERE v.item_id = i.id"
     "   AND v.judge IN ({judges}) AND (hit(json_extract(v.body, '$.reason'))"
@@ -84,7 +99,7 @@ SEARCH_ITEMS = (
 )
 """Positions of the items whose id or a text holds a needle: SQL's LIKE over the stored bodies
 picks the candidates (`:piece`, see `stored_as_is`), `hit` decides on the decoded texts;
-`{judges}` is the placeholders of the judges whose verdicts count."""
+`{judges}` is the placeholders of the judges whose verdicts count, `{body}` RESPONSE_BODY."""
 
 UNANSWERED = (
     "WITH RECURSIVE k(sample) AS (SELECT 0 UNION ALL SELECT sample + 1 FROM k"
@@ -107,3 +122,25 @@ USAGE = (
     " ORDER BY role, model"
 )
 """Calls, failures, tokens, time, tries and batched tokens per (model, role): `UsageRow`s."""
+
+SAMPLE_VERDICTS = (
+    "SELECT i.position, r.model, i.rule, {checks}, json_group_object(v.check_id,"
+    " v.passed) FILTER (WHERE v.check_id IS NOT NULL)"
+    " FROM responses r JOIN items i ON i.id = r.item_id LEFT JOIN verdicts v"
+    " ON v.judge = :judge AND v.item_id = r.item_id AND v.model = r.model"
+    " AND v.sample = r.sample"
+    " GROUP BY i.position, r.model, r.sample ORDER BY i.position, r.model, r.sample"
+)
+"""One row per response with the `:judge`'s verdicts on it as JSON; `{checks}` is the items'
+checks as stored (or CHECKS_OF_SOURCE)."""
+
+UNIT_MARKS = (
+    "SELECT i.position, r.model, MAX(NOT r.ok),"
+    " COALESCE(MAX(v.passed = 1), 0), COALESCE(MAX(v.passed = 0), 0)"
+    " FROM responses r JOIN items i ON i.id = r.item_id"
+    " LEFT JOIN verdicts v ON v.item_id = r.item_id AND v.model = r.model"
+    " AND v.sample = r.sample AND v.judge IN ({judges})"
+    " GROUP BY i.position, r.model ORDER BY i.position, r.model"
+)
+"""Per (item, model): some sample failed, some verdict passed, some failed, over the judges
+whose placeholders are `{judges}`."""

@@ -81,12 +81,30 @@ class CallRecord:
     completion_tokens: int = 0
     attempts: int = 1
     timeouts: int = 0
+    answer: str | None = None
+    """The answer's text (in `result` too): a response with this content then names the call
+    instead of keeping the text again."""
+
+
+VERDICT_COLUMNS = frozenset({"item_id", "model", "sample", "judge", "check_id", "passed"})
+"""A verdict's fields its row holds in columns, so not again in its body."""
+RESPONSE_COLUMNS = frozenset({"item_id", "model", "sample"})
+"""A response's fields its row holds in columns, so not again in its body."""
 
 
 def verdict_rows(verdicts: Iterable[Verdict]) -> list[tuple[Any, ...]]:
-    """Verdicts as rows of the verdicts table, their bodies redacted."""
+    """Verdicts as rows of the verdicts table: the fields the columns hold, and a redacted body
+    of the others that differ from their defaults (`queries.VERDICT_BODY` reads it whole)."""
     return [
-        (v.item_id, v.model, v.sample, v.judge, v.check_id, v.passed, redact(v.model_dump_json()))
+        (
+            v.item_id,
+            v.model,
+            v.sample,
+            v.judge,
+            v.check_id,
+            v.passed,
+            redact(v.model_dump_json(exclude=VERDICT_COLUMNS, exclude_defaults=True)),
+        )
         for v in verdicts
     ]
 

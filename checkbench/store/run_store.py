@@ -21,17 +21,21 @@ from checkbench.store import lock
 from checkbench.store.commits import GroupCommit
 from checkbench.store.damage import DAMAGE, damaged_row
 from checkbench.store.files import STORE_FILE
-from checkbench.store.layout import SCHEMA, SCHEMA_VERSION, migrate_v3, stored_version
+from checkbench.store.layout import SCHEMA, SCHEMA_VERSION, migrate, stored_version
 from checkbench.store.queries import (
     BAD_PASSED,
     CHECKS_OF_SOURCE,
     KEPT,
     READ_BATCH,
+    RESPONSE_BODY,
+    SAMPLE_VERDICTS,
     SEARCH_ITEMS,
     TO_JUDGE,
     TRIED,
     UNANSWERED,
+    UNIT_MARKS,
     USAGE,
+    VERDICT_BODY,
     Answering,
     answering_params,
     placeholders,
@@ -41,6 +45,7 @@ from checkbench.store.records import RecordKind
 from checkbench.store.rows import (
     INSERT_CALL,
     INSERT_VERDICTS,
+    RESPONSE_COLUMNS,
     ROWS_PER_STATEMENT,
     CallRecord,
     ItemHead,
@@ -50,6 +55,8 @@ from checkbench.store.rows import (
 )
 
 T = TypeVar("T")
+ANSWERS_KEPT = 1024
+"""How many recent answers `put_response` may find its content among."""
 PRICES_META = "prices"
 """The meta key holding, by model name, the models-file price of each model that ran."""
 
@@ -82,6 +89,9 @@ class RunStore:
         """Hashes of the keys of the calls that succeeded, read once (see `cached_result`)."""
         self._shared: set[str] = set()
         """Digests of the request texts this store wrote (see `record_call`)."""
+        self._answers: dict[str, int] = {}
+        """The answers of the calls recorded last, with the ids of their calls (see
+        `put_response`)."""
         if writer:
             lock.acquire(self.run_dir)
         try:
@@ -92,12 +102,12 @@ class RunStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=10000")
-            if stored_version(self._db, self.path) == 3:
-                with self.transaction() as db:
-                    migrate_v3(db)
-            else:
+            if stored_version(self._db, self.path) in (None, SCHEMA_VERSION):
                 self._db.executescript(SCHEMA)
                 self.set_meta_default("schema_version", SCHEMA_VERSION)
+            else:
+                with self.transaction() as db:
+                    migrate(db)
         except BaseException as exc:
             if writer:
                 lock.release(self.run_dir)
@@ -305,11 +315,15 @@ class RunStore:
                     "UPDATE calls SET status = 'replaced' WHERE key = ? AND status = 'ok'",
                     (call.key,),
                 )
-                db.execute(INSERT_CALL, row)
+                written = db.execute(INSERT_CALL, row)
         else:
-            self._writes.execute(INSERT_CALL, row)
+            written = self._writes.execute(INSERT_CALL, row)
         if ok and self._succeeded is not None:
             self._succeeded.add(hash(call.key))
+        if call.answer and written.rowcount == 1 and written.lastrowid is not None:
+            if len(self._answers) >= ANSWERS_KEPT:
+                del self._answers[next(iter(self._answers))]
+            self._answers[call.answer] = written.lastrowid
 
     def bind_model(self, name: str, identity: str) -> str:
         """The name under which the model with this identity is stored in this run: its own
@@ -349,24 +363,29 @@ class RunStore:
 
     # -- responses ----------------------------------------------------------------------------
     def put_response(self, response: Response) -> None:
-        """Store a response, replacing an earlier one of the same model, item and sample."""
+        """Store a response, replacing an earlier one of the same model, item and sample. A
+        content that a call this store recorded lately answered is kept once, in that call: the
+        response names it."""
+        call = self._answers.get(response.content) if response.content else None
+        body = response if call is None else response.model_copy(update={"content": ""})
         self._writes.execute(
-            "INSERT INTO responses(item_id, model, sample, body, ok, has_meta)"
-            " VALUES (?, ?, ?, ?, ?, ?)"
+            "INSERT INTO responses(item_id, model, sample, body, ok, has_meta, call)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (item_id, model, sample) DO UPDATE SET body = excluded.body,"
-            " ok = excluded.ok, has_meta = excluded.has_meta",
+            " ok = excluded.ok, has_meta = excluded.has_meta, call = excluded.call",
             (
                 response.item_id,
                 response.model,
                 response.sample,
-                redact(response.model_dump_json()),
+                redact(body.model_dump_json(exclude=RESPONSE_COLUMNS)),
                 response.error is None,
                 bool(response.meta),
+                call,
             ),
         )
 
     def responses(self, model: str | None = None) -> list[Response]:
-        query = "SELECT r.body FROM responses r JOIN items i ON i.id = r.item_id"
+        query = f"SELECT {RESPONSE_BODY} FROM responses r JOIN items i ON i.id = r.item_id"
         args: tuple[str, ...] = ()
         if model is not None:
             query += " WHERE r.model = ?"
@@ -399,7 +418,8 @@ class RunStore:
     def responses_with_meta(self) -> list[Response]:
         """The responses that carry meta (imported records), by model then item."""
         rows = self._db.execute(
-            "SELECT r.body FROM responses r JOIN items i ON i.id = r.item_id WHERE r.has_meta"
+            f"SELECT {RESPONSE_BODY} FROM responses r JOIN items i ON i.id = r.item_id"
+            " WHERE r.has_meta"
             " ORDER BY r.model, i.position"
         )
         return [Response.model_validate_json(body) for (body,) in rows]
@@ -431,7 +451,7 @@ class RunStore:
             self._writes.execute(insert_rows(INSERT_VERDICTS, rows), [f for r in rows for f in r])
 
     def verdicts(self, judge: str | None = None) -> list[Verdict]:
-        query = "SELECT body FROM verdicts"
+        query = f"SELECT {VERDICT_BODY} FROM verdicts v"
         args: tuple[str, ...] = ()
         if judge is not None:
             query += " WHERE judge = ?"
@@ -449,15 +469,8 @@ class RunStore:
         if self._db.execute(BAD_PASSED, (judge,)).fetchone():  # named by the store on close
             raise ValueError("a verdict's passed column is not 1, 0 or NULL")
         checks = "i.checks" if source is None else CHECKS_OF_SOURCE
-        return self._db.execute(
-            f"SELECT i.position, r.model, i.rule, {checks}, json_group_object(v.check_id,"
-            " v.passed) FILTER (WHERE v.check_id IS NOT NULL)"
-            " FROM responses r JOIN items i ON i.id = r.item_id LEFT JOIN verdicts v"
-            " ON v.judge = :judge AND v.item_id = r.item_id AND v.model = r.model"
-            " AND v.sample = r.sample"
-            " GROUP BY i.position, r.model, r.sample ORDER BY i.position, r.model, r.sample",
-            {"judge": judge, "source": source},
-        ).fetchall()
+        query = SAMPLE_VERDICTS.format(checks=checks)
+        return self._db.execute(query, {"judge": judge, "source": source}).fetchall()
 
     def count_checked_items(self, source: str | None = None) -> int:
         """The items with at least one check (of `source`, when given)."""
@@ -481,7 +494,7 @@ class RunStore:
         failed answers that `answering` names are left out (see `Answering`)."""
         last = -1
         while rows := self._db.execute(
-            f"SELECT r.rowid, i.body, r.body, {TRIED} FROM responses r"
+            f"SELECT r.rowid, i.body, {RESPONSE_BODY}, {TRIED} FROM responses r"
             " JOIN items i ON i.id = r.item_id"
             f" WHERE r.rowid > :last AND i.checks != '[]' AND {TO_JUDGE} AND {KEPT}"
             " ORDER BY r.rowid LIMIT :batch",
@@ -539,17 +552,8 @@ class RunStore:
     def unit_marks(self, judges: Sequence[str]) -> Iterator[tuple[int, str, bool, bool, bool]]:
         """(item position, model, some sample failed, some verdict passed, some failed) of
         every item a model answered, by item then model, over the verdicts of `judges`."""
-        return iter(
-            self._db.execute(
-                "SELECT i.position, r.model, MAX(NOT r.ok),"
-                " COALESCE(MAX(v.passed = 1), 0), COALESCE(MAX(v.passed = 0), 0)"
-                " FROM responses r JOIN items i ON i.id = r.item_id"
-                " LEFT JOIN verdicts v ON v.item_id = r.item_id AND v.model = r.model"
-                f" AND v.sample = r.sample AND v.judge IN ({placeholders(judges)})"
-                " GROUP BY i.position, r.model ORDER BY i.position, r.model",
-                tuple(judges),
-            )
-        )
+        query = UNIT_MARKS.format(judges=placeholders(judges))
+        return iter(self._db.execute(query, tuple(judges)))
 
     def item_records(
         self, positions: Sequence[int], judges: Sequence[str]
@@ -566,7 +570,7 @@ class RunStore:
         ids = [item.id for item in items.values()]
         responses: dict[str, list[Response]] = {item_id: [] for item_id in ids}
         for (body,) in self._db.execute(
-            f"SELECT body FROM responses WHERE item_id IN ({placeholders(ids)})"
+            f"SELECT {RESPONSE_BODY} FROM responses r WHERE r.item_id IN ({placeholders(ids)})"
             " ORDER BY model, sample",
             ids,
         ):
@@ -574,7 +578,7 @@ class RunStore:
             responses[response.item_id].append(response)
         verdicts: dict[str, list[Verdict]] = {item_id: [] for item_id in ids}
         for (body,) in self._db.execute(
-            f"SELECT body FROM verdicts WHERE item_id IN ({placeholders(ids)})"
+            f"SELECT {VERDICT_BODY} FROM verdicts v WHERE item_id IN ({placeholders(ids)})"
             f" AND judge IN ({placeholders(judges)})",
             (*ids, *judges),
         ):
@@ -597,7 +601,7 @@ class RunStore:
         self._db.create_function("hit", 1, hit, deterministic=True)
         judge_marks = ",".join(f":judge{k}" for k in range(len(judges)))
         rows = self._db.execute(
-            SEARCH_ITEMS.format(judges=judge_marks),
+            SEARCH_ITEMS.format(judges=judge_marks, body=RESPONSE_BODY),
             {"after": after, "piece": f"%{stored_as_is(needle)}%", "limit": limit}
             | {f"judge{k}": judge for k, judge in enumerate(judges)},
         )

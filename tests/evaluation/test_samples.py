@@ -25,6 +25,8 @@ from checkbench.errors import InputError
 from checkbench.report.assemble import build_report
 from checkbench.schema import Response
 from checkbench.store import RunStore
+from checkbench.store.layout import SCHEMA_VERSION
+from checkbench.store.queries import RESPONSE_BODY, VERDICT_BODY
 from checkbench.testing import OpenAIServer, completion, verdicts
 from tests.conftest import run_cli
 
@@ -191,23 +193,24 @@ def test_scores_are_means_over_samples_of_the_stored_verdicts(tmp_path: Path) ->
     assert [(response[7], len(response[6])) for response in record[4]] == [(0, 2), (1, 2), (2, 2)]
 
 
-_V3 = """
+_V3 = f"""
 CREATE TABLE responses_v3 (
     item_id TEXT NOT NULL, model TEXT NOT NULL, body TEXT NOT NULL, ok INTEGER NOT NULL,
     has_meta INTEGER NOT NULL, PRIMARY KEY (item_id, model));
-INSERT INTO responses_v3 SELECT item_id, model, body, ok, has_meta FROM responses;
+INSERT INTO responses_v3 SELECT item_id, model, {RESPONSE_BODY}, ok, has_meta FROM responses r;
 DROP TABLE responses;
 ALTER TABLE responses_v3 RENAME TO responses;
 CREATE TABLE verdicts_v3 (
     item_id TEXT NOT NULL, model TEXT NOT NULL, judge TEXT NOT NULL, check_id TEXT NOT NULL,
     passed INTEGER, body TEXT NOT NULL, PRIMARY KEY (item_id, model, judge, check_id));
-INSERT INTO verdicts_v3 SELECT item_id, model, judge, check_id, passed, body FROM verdicts;
+INSERT INTO verdicts_v3 SELECT item_id, model, judge, check_id, passed, {VERDICT_BODY}
+    FROM verdicts v;
 DROP TABLE verdicts;
 ALTER TABLE verdicts_v3 RENAME TO verdicts;
 CREATE INDEX verdicts_by_judge ON verdicts(judge, item_id, model, check_id, passed);
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
 """
-"""A v4 store of one sample per item rewritten in the v3 layout (no sample columns)."""
+"""A store of one sample per item rewritten in the v3 layout (no sample columns, whole bodies)."""
 
 
 def test_a_v3_store_migrates_in_place_and_resumes_with_more_samples(tmp_path: Path) -> None:
@@ -230,7 +233,9 @@ def test_a_v3_store_migrates_in_place_and_resumes_with_more_samples(tmp_path: Pa
         # the canned answers are alike: judging them again is served from the cache
         assert (again.total, again.already_done, again.cached) == (6, 3, 3)
         assert len(server.requests) - asked == 3
-    assert _rows(db, "SELECT value FROM meta WHERE key = 'schema_version'") == [("4",)]
+    assert _rows(db, "SELECT value FROM meta WHERE key = 'schema_version'") == [
+        (str(SCHEMA_VERSION),)
+    ]
     kept = "SELECT item_id, model, body FROM responses WHERE sample = 0 ORDER BY rowid"
     assert _rows(db, kept) == old
     kept_verdicts = "SELECT item_id, check_id, passed, body FROM verdicts WHERE sample = 0"

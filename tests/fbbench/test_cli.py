@@ -77,7 +77,7 @@ def test_run_end_to_end_on_the_embedded_model_then_resume_and_logprob_judge(tmp_
     assert lp_row["n"] == 8
     with sqlite3.connect(run_dir / "run.sqlite") as db:
         p_yes = [
-            json.loads(b)["p_yes"]
+            json.loads(b).get("p_yes")
             for (b,) in db.execute("SELECT body FROM verdicts WHERE judge = ?", (judge,))
         ]
     assert len(p_yes) == 18 and all(p is None or 0.0 <= p <= 1.0 for p in p_yes)

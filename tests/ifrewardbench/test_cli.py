@@ -336,7 +336,7 @@ def test_meta_with_the_embedded_model_resumes_for_free(tmp_path: Path) -> None:
     assert logprob["agreement"]["n"] == 10
     with sqlite3.connect(run_dir / "run.sqlite") as db:
         p_yes = [
-            json.loads(body)["p_yes"]
+            json.loads(body).get("p_yes")
             for (body,) in db.execute("SELECT body FROM verdicts WHERE judge LIKE '%#logprob'")
         ]
     assert len(p_yes) == 10 and all(p is None or 0.0 <= p <= 1.0 for p in p_yes)

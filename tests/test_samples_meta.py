@@ -55,7 +55,7 @@ def _dump(run: Path) -> list[str]:
         ("agreement", ["--human", "{human}"]),
         ("agreement", ["--reference-file", "{human}"]),
         ("calibrate", ["--judge-id", "{judge}", "--reference-file", "{human}"]),
-        ("taxonomy pc2", ["--aux", "local"]),
+        ("scan pc2", ["--aux", "local"]),
     ],
 )
 def test_meta_evaluation_of_a_sampled_run_is_refused(
@@ -78,7 +78,7 @@ def test_meta_evaluation_of_a_sampled_run_is_refused(
 def test_meta_into_a_sampled_run_is_refused(sampled) -> None:
     run, _, _ = sampled
     before = _dump(run)
-    result = run_cli("meta", str(MINI), "--judge", "local", "--out", str(run))
+    result = run_cli("ifrewardbench", "run", str(MINI), "--judge", "local", "--out", str(run))
     assert result.returncode == 2, result.stdout + result.stderr
     assert "`meta` compares one response per item and model" in result.stderr
     assert "--samples 2" in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -6,14 +6,10 @@ from checkbench.cli import (  # noqa: F401
     Root,
     agreement,
     app,
-    build,
     evaluate,
     generate,
     judges,
     report,
-    score,
-    taxonomy,
-    taxonomy_navigate,
 )
 
 for _protocol in registry.protocols():

@@ -13,7 +13,6 @@ from checkbench import api
 from checkbench.choices import ScoringProtocol
 from checkbench.cli import app
 from checkbench.cli.judges import calibrated_judge
-from checkbench.cli.score import print_scores
 from checkbench.console.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
@@ -39,6 +38,7 @@ from checkbench.console.render import (
     print_stages,
     report_hint,
 )
+from checkbench.convbench.cli import print_scores
 from checkbench.distributed import executor_named
 from checkbench.fbbench.cli import show_leaderboard, show_scored
 from checkbench.llm import ModelOptions
@@ -73,7 +73,7 @@ def judge(
         )
     print_stages(run_dir, [summary])
     with RunStore.existing(run_dir) as store:
-        command = "leaderboard" if is_fbbench_store(store) else "score"
+        command = "leaderboard" if is_fbbench_store(store) else "convbench score"
     judge_id = api.judge_id(run_dir, judge_model, settings=settings, options=options)
     print_next_steps(run_dir, command, judge_id)
     exit_if_all_failed([summary])
@@ -152,7 +152,7 @@ def run(
     if isinstance(board, api.BenchScores):
         console.print("Scored by the Conv-to-Bench protocol (mean of each item's checks).")
         print_scores(board, None)
-        print_next_steps(out, "score", board.judge)
+        print_next_steps(out, "convbench score", board.judge)
     else:
         show_scored(board)
         print_next_steps(out, "leaderboard", board.judge)

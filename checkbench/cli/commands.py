@@ -5,14 +5,10 @@ from checkbench import registry
 from checkbench.cli import (  # noqa: F401
     agreement,
     app,
-    build,
     evaluate,
     generate,
     judges,
     report,
-    score,
-    taxonomy,
-    taxonomy_navigate,
 )
 
 for _protocol in registry.protocols():

@@ -1,5 +1,5 @@
 """Terminal output for judges against human verdicts or a reference judge, for a calibration's
-report and for a PC^2 judgment.
+report.
 
 Every statistic prints in the one notation of stats.notation: scores (0-100) and shifts with
 2 decimals, rates and correlations with 3."""
@@ -10,17 +10,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich import box
-from rich.markup import escape
 from rich.table import Table
 
-from checkbench.console.render import console, estimate_cell, estimate_inline, score_cell, stat
+from checkbench.console.render import console, estimate_cell, estimate_inline, stat
 from checkbench.stats.notation import RATE_DIGITS, SCORE_DIGITS
 
 if TYPE_CHECKING:
     from checkbench.judges.calibration import CalibrationReport
     from checkbench.judges.human import JudgeAgreement
     from checkbench.judges.reference import ModelShift, ReferenceAgreement
-    from checkbench.scan.pc2 import PC2Report
     from checkbench.stats.estimate import Stat
 
 
@@ -168,59 +166,6 @@ def print_calibration(report: CalibrationReport) -> None:
                 f"Model scores, held-out items only: {side.reference} -> {side.judge}",
                 side.ranking.models,
             )
-        )
-
-
-def print_pc2(report: PC2Report) -> None:
-    """A PC^2 judgment: criteria made, then per model pointwise scores and pair outcomes, then
-    position consistency and agreement with human preferences."""
-    console.print(
-        f"[bold]{escape(report.judge)}[/]: criteria for {report.items} items, "
-        f"[red]{report.criteria_failed} without a usable answer[/], "
-        f"{report.criteria_rescaled} rescaled to 100",
-        highlight=False,
-    )
-    table = Table(
-        title="PC^2 per model (pointwise 0-100, 95% CI; pairs over both orders)",
-        box=box.SIMPLE_HEAD,
-    )
-    table.add_column("model", overflow="fold")
-    for column in ("pointwise", "n", "unscored", "wins", "ties", "losses", "unscored pairs"):
-        table.add_column(column, justify="right")
-    for model in sorted(set(report.pointwise) | set(report.pairwise)):
-        point = report.pointwise.get(model)
-        pairs = report.pairwise.get(model, {})
-        table.add_row(
-            escape(model),
-            score_cell(point.score, point.ci) if point else "-",
-            str(point.n) if point else "-",
-            str(point.unscored) if point else "-",
-            *(str(pairs.get(k, "-")) for k in ("wins", "ties", "losses", "unscored")),
-        )
-    console.print(table)
-    if report.position is not None:
-        p = report.position
-        console.print(
-            f"position: {p.pairs} pairs in both orders, {p.consistent_wins} consistent wins, "
-            f"{p.consistent_ties} consistent ties, {p.inconsistent} inconsistent "
-            f"({p.first_position} first-position, {p.second_position} second-position)",
-            highlight=False,
-        )
-    for variant, accuracy in report.human.items():
-        if not accuracy.correct + accuracy.wrong:
-            console.print(
-                f"human agreement ({variant}): no pairs the judge ordered ({accuracy.pairs} "
-                f"pairs: {accuracy.ties} ties, {accuracy.unscored} unscored)",
-                highlight=False,
-            )
-            continue
-        value = accuracy.accuracy
-        shown = estimate_inline(value.value, value.low, value.high, RATE_DIGITS)
-        console.print(
-            f"human agreement ({variant}): accuracy {shown} over {accuracy.pairs} pairs "
-            f"({accuracy.correct} correct, {accuracy.wrong} wrong, {accuracy.ties} ties, "
-            f"{accuracy.unscored} unscored)",
-            highlight=False,
         )
 
 

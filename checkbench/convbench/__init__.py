@@ -1,6 +1,6 @@
 """Benchmarks from real conversation logs: Conv-to-Bench and FB-Bench-style curation.
 
-`build.build_benchmark` (the `checkbench build` command) runs the stages below over a
+`build.build_benchmark` (the `checkbench convbench build` command) runs the stages below over a
 `BuildSpec` (`spec`, with the `BuildEngine` that says where the heavy work runs: here, or on
 Ray workers with `ray_engine`); `build.preview_build` runs only the cheap ones (`first_pass`)
 and writes nothing. `api` holds the API functions (build, preview, score). Heavy dependencies

@@ -1,4 +1,4 @@
-"""`checkbench build`: conversation logs in; a benchmark of Items and a build report out.
+"""`checkbench convbench build`: conversation logs in; a benchmark of Items and a build report out.
 
 Two modes share the reading, the domain filter and the bookkeeping:
 
@@ -12,7 +12,7 @@ Two modes share the reading, the domain filter and the bookkeeping:
 `model_stages` runs each mode's model-driven stages in order and makes the items;
 `preview_build` runs only the cheap stages (`first_pass`: reading, selection, topics) and
 writes nothing: the clusters, their keywords and openers, to check a domain vocabulary before
-paying for model calls (`checkbench build --stop-after topics`).
+paying for model calls (`checkbench convbench build --stop-after topics`).
 
 The logs are read twice, as a stream: first to select and cluster, then to fetch the
 conversations that passed, so memory does not grow with the corpus (the candidates that reach

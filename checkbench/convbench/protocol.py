@@ -1,11 +1,12 @@
-"""Conv-to-Bench's registration: how `run` scores a run that no other protocol claims (the
-mean of each item's checks). Light: each hook imports the modules it needs when called."""
+"""Conv-to-Bench's registration: its commands (and their old names), its API, and how `run`
+scores a run that no other protocol claims (the mean of each item's checks). Light: each hook
+imports the modules it needs when called."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from checkbench.registry import Protocol, RunScorer
+from checkbench.registry import Alias, Protocol, RunScorer
 
 
 def _fits(store: Any) -> bool:
@@ -20,21 +21,35 @@ def _score(store: Any, judge: str, *, policy: str = "exclude") -> Any:
 
 
 def _show(scores: Any) -> None:
-    from checkbench.cli.score import print_scores
     from checkbench.console.render import console
+    from checkbench.convbench.cli import print_scores
 
     console.print("Scored by the Conv-to-Bench protocol (mean of each item's checks).")
     print_scores(scores, None)
 
 
+def _cli() -> Any:
+    from checkbench.convbench.cli import app
+
+    return app
+
+
 PROTOCOL = Protocol(
     name="convbench",
     title="Conv-to-Bench",
+    cli=_cli,
+    aliases=(
+        Alias("build from-logs", "convbench build"),
+        Alias("build", "convbench build"),
+        Alias("score", "convbench score"),
+    ),
     api={
         "checkbench.convbench.api": ("build", "preview", "score"),
         "checkbench.convbench.scoring": ("BenchScores",),
         "checkbench.convbench.spec": ("BuildSpec",),
         "checkbench.convbench.summary": ("BuildSummary", "TopicPreview"),
     },
-    scorer=RunScorer(name="conv-to-bench", fits=_fits, score=_score, show=_show, command="score"),
+    scorer=RunScorer(
+        name="conv-to-bench", fits=_fits, score=_score, show=_show, command="convbench score"
+    ),
 )

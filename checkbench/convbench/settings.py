@@ -1,4 +1,4 @@
-"""Knobs of the LLM stages of `checkbench build`, with the token budgets they imply.
+"""Knobs of the LLM stages of `checkbench convbench build`, with the token budgets they imply.
 
 Every free-text field a model writes has a length cap in characters; the answer's schema carries
 it (so a grammar-constrained local model cannot ramble) and the call's `max_tokens` is derived

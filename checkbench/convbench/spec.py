@@ -1,5 +1,5 @@
 """What a build reads and makes, and where its heavy work runs: the `BuildSpec` that
-`checkbench build` fills from its options, and the `BuildEngine`.
+`checkbench convbench build` fills from its options, and the `BuildEngine`.
 
 Parsing the log records, embedding the first user messages and the model stages' decisions run
 in this process with the local engine; the Ray engine (`ray_engine`) gives one whose workers do

@@ -71,7 +71,7 @@ class BuildSummary(BaseModel):
 
 class TopicPreview(BaseModel):
     """The cheap stages of a build and its topic clusters, before any model call
-    (`checkbench build --stop-after topics`)."""
+    (`checkbench convbench build --stop-after topics`)."""
 
     mode: str
     domain: str | None

@@ -39,7 +39,7 @@ def _only(item_id: str, tags: Mapping[str, list[str]], facet: str) -> str:
         raise InputError(
             f"item {item_id} has {values or 'no'} '{facet}' tag(s); the FB-Bench leaderboard "
             "needs one scenario (EC or RM) and one task per item: for other benchmarks use "
-            "`checkbench score RUN`",
+            "`checkbench convbench score RUN`",
             field=f"tags.{facet}",
         )
     return values[0]

@@ -31,7 +31,7 @@ def coverage_notes(nav: Navigation) -> list[str]:
     if items and nav.untagged == items:
         return [
             "no item carries a tag of this hierarchy, so every node is empty: tag the items "
-            "(`checkbench taxonomy tag`) or navigate by tag facets (--facets)"
+            "(`checkbench scan tag`) or navigate by tag facets (--facets)"
         ]
     if nav.untagged:
         return [f"{nav.untagged} of {items} items carry no tag of this hierarchy (overall only)"]
@@ -245,7 +245,7 @@ def _notes(lines: list[str]) -> list[Text]:
 
 
 def navigation_view(nav: Navigation, models: list[str], top: int = 10) -> Group:
-    """Everything `checkbench taxonomy navigate` prints for `models` (e.g. all of them): with
+    """Everything `checkbench scan navigate` prints for `models` (e.g. all of them): with
     one model its scores per node; else the nodes, each model's profile, the findings per rule
     and the most divergent nodes, each gap explained by a note."""
     for model in models:

@@ -1,5 +1,5 @@
-"""SCAN's registration: its released query files and its report section. Light: each hook
-imports the modules it needs when called."""
+"""SCAN's registration: its released query files, its commands (and their old name), its API
+and its report section. Light: each hook imports the modules it needs when called."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from checkbench.registry import BenchmarkFormat, Protocol
+from checkbench.registry import Alias, BenchmarkFormat, Protocol
 
 
 def _load(path: Path) -> list[Any]:
@@ -20,8 +20,14 @@ def _is_query(record: Mapping[str, Any]) -> bool:
     return "prompt" in record and isinstance(record.get("meta_data"), dict)
 
 
+def _cli() -> Any:
+    from checkbench.scan.cli import app
+
+    return app
+
+
 def _taxonomy_section(run: Any) -> dict[str, Any] | None:
-    from checkbench.report.taxonomy import taxonomy_section
+    from checkbench.scan.report import taxonomy_section
 
     return taxonomy_section(run)
 
@@ -30,6 +36,8 @@ PROTOCOL = Protocol(
     name="scan",
     title="SCAN",
     formats=(BenchmarkFormat("scan", fits=_is_query, load=_load),),
+    cli=_cli,
+    aliases=(Alias("taxonomy", "scan"),),
     api={
         "checkbench.scan.api": (
             "taxonomy_build",

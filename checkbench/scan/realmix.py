@@ -285,7 +285,7 @@ async def realmix(
         outcomes=dict(outcomes),
     )
     summary = stage.clock.summary(
-        "taxonomy synthesize",
+        "scan synthesize",
         total=report.attempts,
         already_done=0,
         errors=outcomes["failed"],

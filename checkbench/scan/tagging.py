@@ -205,6 +205,6 @@ async def tag_items(
         domains=dict(Counter(r["domain"] for r in records.values() if "domain" in r)),
     )
     summary = stage.clock.summary(
-        "taxonomy tag", total=len(items), already_done=0, errors=sum(steps.values())
+        "scan tag", total=len(items), already_done=0, errors=sum(steps.values())
     )
     return TagResult([tagged[item.id] for item in items], report, summary)

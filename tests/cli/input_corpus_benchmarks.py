@@ -1,6 +1,6 @@
 """Corpus cases: broken benchmark files (native JSONL or JSON list, FB-Bench's JSON, SCAN's
 queries, IF-RewardBench) for every command that reads one: run, generate, fbbench filter,
-taxonomy tag, synthesize and build, meta.
+scan tag, synthesize and build, ifrewardbench run.
 
 Most bad records are on line 2 after a good line 1, so the error must find the line too.
 """
@@ -263,8 +263,8 @@ FILTER = table(
     },
 )
 TAG = table(
-    "taxonomy tag",
-    f"taxonomy tag {B} {TAX} --bench-out tagged.jsonl",
+    "scan tag",
+    f"scan tag {B} {TAX} --bench-out tagged.jsonl",
     B,
     {
         "unknown role": (native(messages=turns("narrator", "user")), ":2: field 'messages.0.role'"),
@@ -276,8 +276,8 @@ TAG = table(
     },
 )
 SYNTH = table(
-    "taxonomy synthesize",
-    f"taxonomy synthesize {B} {TAX} --min-per-leaf 1 --bench-out more.jsonl",
+    "scan synthesize",
+    f"scan synthesize {B} {TAX} --min-per-leaf 1 --bench-out more.jsonl",
     B,
     {
         "truncated JSON": (jsonl(ITEM)[:-9], ":1: malformed JSON"),
@@ -288,8 +288,8 @@ SYNTH = table(
     },
 )
 QUERIES = table(
-    "taxonomy build",
-    f"taxonomy build {Q} -o out --taxonomy-out tax.json",
+    "scan build",
+    f"scan build {Q} -o out --taxonomy-out tax.json",
     Q,
     {
         "unknown role": (

@@ -47,8 +47,8 @@ def twin_domains() -> str:
 # ---------------------------------------------------------------- taxonomies
 
 SHOW = table(
-    "taxonomy show",
-    f"taxonomy show {T}",
+    "scan show",
+    f"scan show {T}",
     T,
     {
         "empty file": ("", ": file is empty"),
@@ -65,31 +65,30 @@ SHOW = table(
     },
 )
 TAXONOMY_OPTIONS = {
-    "taxonomy validate: a directory": case(
-        f"taxonomy validate {T}", {T: directory}, f"{T}: is a directory"
+    "scan validate: a directory": case(
+        f"scan validate {T}", {T: directory}, f"{T}: is a directory"
     ),
-    "taxonomy diff: the new one a list": case(
-        f"taxonomy diff {{ex}}/taxonomy-mini.json {T}", {T: "[]"}, f"{T}: field '$'"
+    "scan diff: the new one a list": case(
+        f"scan diff {{ex}}/taxonomy-mini.json {T}", {T: "[]"}, f"{T}: field '$'"
     ),
-    "taxonomy tag --taxonomy: truncated JSON": case(
-        f"taxonomy tag {{ex}}/feedback-mini.jsonl -t {T} -o out --bench-out tagged.jsonl",
+    "scan tag --taxonomy: truncated JSON": case(
+        f"scan tag {{ex}}/feedback-mini.jsonl -t {T} -o out --bench-out tagged.jsonl",
         {T: "{"},
         f"{T}:1: malformed JSON",
     ),
-    "taxonomy synthesize --taxonomy: two siblings with one name": case(
-        f"taxonomy synthesize {{ex}}/feedback-mini.jsonl -t {T} --min-per-leaf 1 -o out "
+    "scan synthesize --taxonomy: two siblings with one name": case(
+        f"scan synthesize {{ex}}/feedback-mini.jsonl -t {T} --min-per-leaf 1 -o out "
         "--bench-out more.jsonl",
         {T: twin_domains()},
         f"{T}: field '$.domains[1]'",
     ),
-    "taxonomy build --seed-taxonomy: a list": case(
-        f"taxonomy build {{ex}}/queries-mini.jsonl -o out --taxonomy-out tax.json "
-        f"--seed-taxonomy {T}",
+    "scan build --seed-taxonomy: a list": case(
+        f"scan build {{ex}}/queries-mini.jsonl -o out --taxonomy-out tax.json --seed-taxonomy {T}",
         {T: "[1]"},
         f"{T}: field '$'",
     ),
-    "taxonomy navigate --taxonomy: empty file": case(
-        f"taxonomy navigate run -t {T} --judge-id example-judge",
+    "scan navigate --taxonomy: empty file": case(
+        f"scan navigate run -t {T} --judge-id example-judge",
         {**RUN, T: ""},
         f"{T}: file is empty",
     ),
@@ -99,8 +98,8 @@ TAXONOMY_OPTIONS = {
     "view --taxonomy: truncated JSON": case(
         f"view run --port 0 --taxonomy {T}", {**RUN, T: "{"}, f"{T}:1: malformed JSON"
     ),
-    "taxonomy show: a byte-order mark": accepted(
-        f"taxonomy show {T}", {T: BOM + json.dumps(TAXONOMY).encode()}, "stripped"
+    "scan show: a byte-order mark": accepted(
+        f"scan show {T}", {T: BOM + json.dumps(TAXONOMY).encode()}, "stripped"
     ),
 }
 
@@ -176,10 +175,10 @@ IMPORTS = {
 # ---------------------------------------------------------------- conversation logs
 
 L = "logs.jsonl"
-BUILD = f"build from-logs {L} --domain coding -o out --bench b.jsonl"
+BUILD = f"convbench build {L} --domain coding -o out --bench b.jsonl"
 STRICT = f"{BUILD} --strict"
 LOGS = table(
-    "build",
+    "convbench build",
     STRICT,
     L,
     {
@@ -199,41 +198,45 @@ LOGS = table(
 )
 BUILDS = {
     "build: gzip cut short": case(
-        f"build from-logs {L}.gz --domain coding -o out --bench b.jsonl",
+        f"convbench build {L}.gz --domain coding -o out --bench b.jsonl",
         {f"{L}.gz": gzip.compress(LOG.encode())[:-30]},
         f"{L}.gz:{LAST}: unreadable data",
     ),
     "build: not Parquet": case(
-        "build from-logs l.parquet --domain coding -o out --bench b.jsonl",
+        "convbench build l.parquet --domain coding -o out --bench b.jsonl",
         {"l.parquet": b"PAR1 not really"},
         "l.parquet:1: unreadable Parquet data",
     ),
     "build: every record malformed": case(BUILD, {L: "{\n[\n"}, f"{L}:1: malformed JSON"),
-    "build --vocab: empty file": case(
+    "convbench build --vocab: empty file": case(
         f"{BUILD} --vocab v.txt", {L: LOG, "v.txt": ""}, "v.txt: vocabulary file has no words"
     ),
-    "build --vocab: a directory": case(
+    "convbench build --vocab: a directory": case(
         f"{BUILD} --vocab v", {L: LOG, "v": directory}, "v: is a directory, expected a file"
     ),
-    "build --vocab: neither a file nor a built-in one": case(
+    "convbench build --vocab: neither a file nor a built-in one": case(
         f"{BUILD} --vocab v.txt", {L: LOG}, "v.txt: not a built-in vocabulary"
     ),
-    "build --vocab: not UTF-8": case(
+    "convbench build --vocab: not UTF-8": case(
         f"{BUILD} --vocab v.txt", {L: LOG, "v.txt": b"sort\n\xff\n"}, "v.txt:2: not valid UTF-8"
     ),
-    "build --bench: a directory": case(
+    "convbench build --bench: a directory": case(
         BUILD, {L: LOG, "b.jsonl": directory}, "b.jsonl: is a directory, expected a file to write"
     ),
-    "build --out: a file": case(BUILD, {L: LOG, "out": "x"}, "out: exists and is not a directory"),
-    "build --curate feedback: empty file": case(
-        f"build {L} --curate feedback -o out --bench b.jsonl", {L: ""}, f"{L}: file has no records"
+    "convbench build --out: a file": case(
+        BUILD, {L: LOG, "out": "x"}, "out: exists and is not a directory"
     ),
-    "build --markers: a line without a kind": case(
-        f"build from-logs {L} --curate feedback -o out --bench b.jsonl --markers m.txt",
+    "convbench build --curate feedback: empty file": case(
+        f"convbench build {L} --curate feedback -o out --bench b.jsonl",
+        {L: ""},
+        f"{L}: file has no records",
+    ),
+    "convbench build --markers: a line without a kind": case(
+        f"convbench build {L} --curate feedback -o out --bench b.jsonl --markers m.txt",
         {L: LOG, "m.txt": "concede: my bad\nsorry\n"},
         "m.txt:2: a marker line is 'concede: PHRASE' or 'hold: PHRASE'",
     ),
-    "build --markers: without --curate feedback": case(
+    "convbench build --markers: without --curate feedback": case(
         f"{BUILD} --markers m.txt", {L: LOG, "m.txt": "hold: no\n"}, "field 'markers'"
     ),
     "fbbench filter --run: a file": case(
@@ -295,28 +298,27 @@ MODELS |= {
         {"m.toml": directory},
         "m.toml: is a directory",
     ),
-    "taxonomy build --models: an unknown key": case(
-        "taxonomy build {ex}/queries-mini.jsonl -o out --taxonomy-out tax.json -m j "
-        "--models m.toml",
+    "scan build --models: an unknown key": case(
+        "scan build {ex}/queries-mini.jsonl -o out --taxonomy-out tax.json -m j --models m.toml",
         {"m.toml": GOOD_MODEL + "colour = 1\n"},
         "m.toml:4: field 'models.j.colour'",
     ),
-    "taxonomy synthesize --models: truncated TOML": case(
-        "taxonomy synthesize {ex}/feedback-mini.jsonl -t {ex}/taxonomy-mini.json "
+    "scan synthesize --models: truncated TOML": case(
+        "scan synthesize {ex}/feedback-mini.jsonl -t {ex}/taxonomy-mini.json "
         "--min-per-leaf 1 -o out --bench-out more.jsonl -m j --models m.toml",
         {"m.toml": "[models.j\n"},
         "m.toml:1: not valid TOML",
     ),
-    "taxonomy pc2 --models: a number for the model": case(
-        "taxonomy pc2 run -j j --aux j --models m.toml",
+    "scan pc2 --models: a number for the model": case(
+        "scan pc2 run -j j --aux j --models m.toml",
         {**RUN, "m.toml": "[models.j]\nmodel = 5\n"},
         "m.toml:2: field 'models.j.model'",
     ),
-    "build --models: missing": case(
+    "convbench build --models: missing": case(
         f"{BUILD} --models m.toml -m j", {L: LOG}, "m.toml: file not found"
     ),
-    "taxonomy tag --models: NaN temperature": case(
-        "taxonomy tag {ex}/feedback-mini.jsonl -t {ex}/taxonomy-mini.json -o out "
+    "scan tag --models: NaN temperature": case(
+        "scan tag {ex}/feedback-mini.jsonl -t {ex}/taxonomy-mini.json -o out "
         "--bench-out tagged.jsonl -m j --models m.toml",
         {"m.toml": GOOD_MODEL + "temperature = nan\n"},
         "m.toml:4: field 'models.j.temperature'",

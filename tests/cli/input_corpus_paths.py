@@ -27,21 +27,27 @@ INPUTS: dict[str, tuple[str, dict]] = {
     "run": (f"run {X} -o out", {}),
     "fbbench filter": (f"fbbench filter {X} -w local -o hard.jsonl", {}),
     "ifrewardbench run": (f"ifrewardbench run {X}", {}),
-    "taxonomy show": (f"taxonomy show {X}", {}),
-    "taxonomy build": (f"taxonomy build {X} -o out --taxonomy-out tax.json", {}),
-    "build from-logs": (f"build from-logs {X} --domain coding -o out --bench b.jsonl", {}),
+    "scan show": (f"scan show {X}", {}),
+    "scan build": (f"scan build {X} -o out --taxonomy-out tax.json", {}),
+    "convbench build from-logs": (
+        f"convbench build {X} --domain coding -o out --bench b.jsonl",
+        {},
+    ),
     "agreement --human": (f"agreement run --human {X}", RUN),
     "calibrate --reference-file": (
         f"calibrate run --judge-id {CHEAP_JUDGE} --reference-file {X}",
         RUN,
     ),
-    "score --reference": (f"score run --judge-id {REFERENCE_JUDGE} --reference {X}", RUN),
+    "convbench score --reference": (
+        f"convbench score run --judge-id {REFERENCE_JUDGE} --reference {X}",
+        RUN,
+    ),
     "report --taxonomy": (f"report run --taxonomy {X}", RUN),
-    "taxonomy tag --taxonomy": (
-        f"taxonomy tag {{ex}}/feedback-mini.jsonl -t {X} -o out --bench-out t.jsonl",
+    "scan tag --taxonomy": (
+        f"scan tag {{ex}}/feedback-mini.jsonl -t {X} -o out --bench-out t.jsonl",
         {},
     ),
-    "taxonomy pc2 --human": (f"taxonomy pc2 run --aux local --human {X}", RUN),
+    "scan pc2 --human": (f"scan pc2 run --aux local --human {X}", RUN),
     "generate --models": (f"generate {{ex}}/feedback-mini.jsonl -o out --models {X}", {}),
 }
 """Every option or argument naming an input file: its command line, and what it needs."""
@@ -90,24 +96,23 @@ RO = {"ro": with_mode(None, 0o555)}
 CANNOT = ": cannot create it: "
 HTTP = "openai:m@http://127.0.0.1:9/v1"
 """A model on a port nothing listens on: a bad output path must stop the command before."""
-FROM_LOGS = "build from-logs {ex}/logs-mini.jsonl --domain coding"
+FROM_LOGS = "convbench build {ex}/logs-mini.jsonl --domain coding"
 OUTPUTS = {
     "generate -o": f"generate {{ex}}/feedback-mini.jsonl -o ro/out -m {HTTP}",
     "run -o": f"run {{ex}}/feedback-mini.jsonl -o ro/out -m {HTTP} -j {HTTP}",
     "fbbench import --out": "fbbench import {ex}/fb-bench-judgments-mini --out ro/out",
     "ifrewardbench run -o": f"ifrewardbench run {{ex}}/ifrewardbench-mini.json -j {HTTP} -o ro/out",
-    "build --bench": f"{FROM_LOGS} -o out --bench ro/b.jsonl",
-    "build -o": f"{FROM_LOGS} -o ro/out --bench b.jsonl",
+    "convbench build --bench": f"{FROM_LOGS} -o out --bench ro/b.jsonl",
+    "convbench build -o": f"{FROM_LOGS} -o ro/out --bench b.jsonl",
     "fbbench filter -o": "fbbench filter {ex}/feedback-mini.jsonl -w local -o ro/hard.jsonl",
-    "taxonomy build --taxonomy-out": (
-        "taxonomy build {ex}/queries-mini.jsonl -o out --taxonomy-out ro/tax.json"
+    "scan build --taxonomy-out": (
+        "scan build {ex}/queries-mini.jsonl -o out --taxonomy-out ro/tax.json"
     ),
-    "taxonomy tag --bench-out": (
-        "taxonomy tag {ex}/feedback-mini.jsonl -t {ex}/taxonomy-mini.json -o out "
-        "--bench-out ro/t.jsonl"
+    "scan tag --bench-out": (
+        "scan tag {ex}/feedback-mini.jsonl -t {ex}/taxonomy-mini.json -o out --bench-out ro/t.jsonl"
     ),
-    "taxonomy synthesize -o": (
-        "taxonomy synthesize {ex}/feedback-mini.jsonl -t {ex}/taxonomy-mini.json "
+    "scan synthesize -o": (
+        "scan synthesize {ex}/feedback-mini.jsonl -t {ex}/taxonomy-mini.json "
         "--min-per-leaf 1 -o ro/out --bench-out more.jsonl"
     ),
 }

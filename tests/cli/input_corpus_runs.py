@@ -54,9 +54,9 @@ READERS = {
     "view": "view run --port 0",
     "agreement": f"agreement run --reference-judge {REFERENCE_JUDGE}",
     "calibrate": f"calibrate run --judge-id {CHEAP_JUDGE} --reference-judge {REFERENCE_JUDGE}",
-    "score": "score run",
-    "taxonomy pc2": "taxonomy pc2 run --aux local",
-    "taxonomy navigate": "taxonomy navigate run --facets task",
+    "score": "convbench score run",
+    "scan pc2": "scan pc2 run --aux local",
+    "scan navigate": "scan navigate run --facets task",
 }
 """Every command that reads a run directory, with what it needs besides."""
 NOT_A_RUN = "run: not a checkbench run directory (no run.sqlite)"
@@ -123,9 +123,9 @@ ROW_READERS = {
     ),
     "report": ("report run", tuple(DAMAGED_ROWS)),
     "view": ("view run --port 0", tuple(DAMAGED_ROWS)[:4]),
-    "score": (f"score run {BY_JUDGE}", ("an item's checks not JSON", *VERDICT_COLUMNS)),
-    "score --checks instruction": (
-        f"score run {BY_JUDGE} --checks instruction",
+    "score": (f"convbench score run {BY_JUDGE}", ("an item's checks not JSON", *VERDICT_COLUMNS)),
+    "convbench score --checks instruction": (
+        f"convbench score run {BY_JUDGE} --checks instruction",
         ("an item body not JSON", "an item's checks not JSON"),
     ),
     "agreement": (
@@ -133,7 +133,7 @@ ROW_READERS = {
         BODIES,
     ),
     "calibrate": (READERS["calibrate"], BODIES),
-    "taxonomy navigate": (f"taxonomy navigate run --facets task {BY_JUDGE}", BODIES),
+    "scan navigate": (f"scan navigate run --facets task {BY_JUDGE}", BODIES),
 }
 """The commands that read a whole run, each with the damage it meets: the rows and fields it
 reads before it does anything else (`leaderboard` and `score` read items in columns, not their
@@ -192,7 +192,7 @@ REFERENCE_FILE = on_run(
     },
     "calibrate --reference-file",
 )
-SCORE = f"score run --judge-id {REFERENCE_JUDGE} --reference"
+SCORE = f"convbench score run --judge-id {REFERENCE_JUDGE} --reference"
 REFERENCE = on_run(
     f"{SCORE} r.csv",
     "r.csv",
@@ -204,7 +204,7 @@ REFERENCE = on_run(
         "a model twice": ("model,score\nmodel-a,1\nmodel-a,2\n", ":3: field 'model'"),
         "no model column": ("name,points\na,1\nb,2\n", ":1: a CSV leaderboard needs a header"),
     },
-    "score --reference",
+    "convbench score --reference",
 ) | on_run(
     f"{SCORE} r.json",
     "r.json",
@@ -213,7 +213,7 @@ REFERENCE = on_run(
         "a word for a score": ('{"model-a": "x", "model-b": 1}', ": field 'model-a.score'"),
         "a list without scores": ('[{"model": "model-a"}]', ": field '0.score'"),
     },
-    "score --reference JSON",
+    "convbench score --reference JSON",
 )
 CAL = "leaderboard run --calibration c.json"
 CALIBRATION = on_run(
@@ -227,13 +227,13 @@ CALIBRATION = on_run(
     },
     "leaderboard --calibration",
 ) | on_run(
-    "score run --calibration c.json",
+    "convbench score run --calibration c.json",
     "c.json",
     {"not an artefact": ('{"format": "other"}', ": field 'format'")},
-    "score --calibration",
+    "convbench score --calibration",
 )
 PREFS = on_run(
-    "taxonomy pc2 run --aux local --human p.jsonl",
+    "scan pc2 run --aux local --human p.jsonl",
     "p.jsonl",
     {
         "empty file": ("", ": file is empty"),
@@ -242,7 +242,7 @@ PREFS = on_run(
         "the same model twice": (jsonl({**PREF, "rejected": "model-a"}), ":1: chosen and rejected"),
         "an item not in the run": (jsonl({**PREF, "item_id": "x"}), ":1: field 'item_id'"),
     },
-    "taxonomy pc2 --human",
+    "scan pc2 --human",
 )
 PRICE = "field '--price': expected MODEL=INPUT,OUTPUT"
 OPTIONS = {
@@ -274,10 +274,10 @@ ACCEPTED = {
         {**RUN, "h.jsonl": BOM + jsonl(LABEL).encode()},
         "stripped, as for every input",
     ),
-    "score --reference: the example leaderboard": accepted(
+    "convbench score --reference: the example leaderboard": accepted(
         f"{SCORE} r.csv", {**RUN, "r.csv": from_examples("reference-mini.csv")}, "a good file"
     ),
-    "score --reference: a byte-order mark": accepted(
+    "convbench score --reference: a byte-order mark": accepted(
         f"{SCORE} r.csv", {**RUN, "r.csv": BOM + b"model,score\nmodel-a,1\nmodel-b,2\n"}, "stripped"
     ),
     "leaderboard --calibration: the exported file": accepted(

@@ -1,5 +1,6 @@
 """Old command names work for one more version: the new command runs, after one note on
-stderr naming the new name (`checkbench build filter` is covered beside the filter's tests)."""
+stderr naming the new name (`checkbench build filter` is covered beside the filter's tests).
+Old names: meta, import fb-bench-judgments, taxonomy, build [from-logs], score."""
 
 from __future__ import annotations
 
@@ -40,6 +41,37 @@ def test_import_fb_bench_judgments_is_fbbench_import_with_out_for_run(tmp_path: 
     assert old.stderr.splitlines() == _note("import fb-bench-judgments", "fbbench import")
     boards = [run_cli("leaderboard", str(tmp_path / name), "--json") for name in ("old", "new")]
     assert json.loads(boards[0].stdout) == json.loads(boards[1].stdout)
+
+
+def test_taxonomy_is_scan() -> None:
+    taxonomy = str(EXAMPLES / "taxonomy-mini.json")
+    old = run_cli("taxonomy", "show", taxonomy, "--json")
+    new = run_cli("scan", "show", taxonomy, "--json")
+    assert old.returncode == new.returncode == 0, old.stderr
+    assert json.loads(old.stdout) == json.loads(new.stdout)
+    assert old.stderr.splitlines() == _note("taxonomy", "scan")
+    assert new.stderr == ""
+
+
+@pytest.mark.parametrize("old", [["build"], ["build", "from-logs"]])
+def test_build_and_build_from_logs_are_convbench_build(old: list[str]) -> None:
+    """Without --out the build stops at its first check, naming the same option either way."""
+    logs = [str(EXAMPLES / "logs-mini.jsonl"), "--domain", "coding"]
+    before, after = run_cli(*old, *logs), run_cli("convbench", "build", *logs)
+    assert before.returncode == after.returncode == 2
+    assert before.stderr.splitlines() == [
+        *_note(" ".join(old), "convbench build"),
+        *after.stderr.splitlines(),
+    ]
+    assert "--out is required" in after.stderr
+
+
+def test_score_is_convbench_score(tmp_path: Path) -> None:
+    run = str(tmp_path / "no-run")
+    old, new = run_cli("score", run), run_cli("convbench", "score", run)
+    assert old.returncode == new.returncode == 2
+    assert old.stderr.splitlines() == [*_note("score", "convbench score"), *new.stderr.splitlines()]
+    assert new.stderr.startswith("error: ") and len(new.stderr.splitlines()) == 1
 
 
 ALIASES = [

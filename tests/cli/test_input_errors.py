@@ -212,7 +212,7 @@ def test_other_usage_errors_are_one_line_too(tmp_path: Path) -> None:
     assert missing.stderr.splitlines() == [
         "error: Missing option '--out' / '-o'; see `checkbench generate --help`"
     ]
-    unknown = run_cli("score", "RUN", "--judge", "local", cwd=tmp_path)
+    unknown = run_cli("convbench", "score", "RUN", "--judge", "local", cwd=tmp_path)
     assert unknown.returncode == 2
     [line] = unknown.stderr.splitlines()
     assert line.startswith("error: No such option: --judge")

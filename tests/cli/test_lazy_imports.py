@@ -47,7 +47,7 @@ def test_the_cli_loads_no_domain_module_to_build_its_commands() -> None:
     registration and CLI sub-apps, no run store, no stage machinery and no Ray: option types
     come from checkbench.choices."""
     loaded = _loaded_after("from checkbench.cli import app, commands")
-    assert "checkbench.cli.taxonomy" in loaded and "checkbench.choices" in loaded
+    assert "checkbench.scan.cli" in loaded and "checkbench.choices" in loaded
     assert {"checkbench.fbbench.cli", "checkbench.ifrewardbench.cli"} <= loaded
     assert _protocols_in(loaded, REGISTRATION) == set()
     heavy = {"checkbench.store.run_store", "checkbench.scoring", "checkbench.steps.caller", "ray"}

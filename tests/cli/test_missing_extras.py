@@ -18,7 +18,16 @@ def test_build_without_the_build_extra_names_it(tmp_path: Path) -> None:
     )
     args = [str(ROOT / "examples" / "logs-mini.jsonl"), "--domain", "coding", "--out", str(out)]
     result = subprocess.run(
-        [sys.executable, "-c", blocked, "build", *args, "--bench", str(tmp_path / "b.jsonl")],
+        [
+            sys.executable,
+            "-c",
+            blocked,
+            "convbench",
+            "build",
+            *args,
+            "--bench",
+            str(tmp_path / "b.jsonl"),
+        ],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -74,7 +74,7 @@ def _printed_commands(stdout: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("bench_file", "scoring"),
-    [(ROOT / "examples" / "feedback-mini.jsonl", "leaderboard"), (None, "score")],
+    [(ROOT / "examples" / "feedback-mini.jsonl", "leaderboard"), (None, "convbench score")],
     ids=["fb-bench", "conv-to-bench"],
 )
 def test_the_hints_of_judge_work_on_a_run_judged_once_and_twice(
@@ -92,7 +92,8 @@ def test_the_hints_of_judge_work_on_a_run_judged_once_and_twice(
             judged = run_cli(*args)
             assert judged.returncode == 0, judged.stderr
             commands = _printed_commands(judged.stdout)
-            assert [shlex.split(c)[1] for c in commands] == [scoring, "report"]
+            assert len(commands) == 2 and commands[0].startswith(f"checkbench {scoring} ")
+            assert commands[1].startswith("checkbench report ")
             assert ("--judge-id" in commands[0]) == (judge == "openai:second")
             shown, report = (run_cli(*shlex.split(command)[1:]) for command in commands)
             assert shown.returncode == 0, shown.stderr

@@ -136,7 +136,7 @@ def test_help_lists_choices_and_shows_no_placeholder_for_flags() -> None:
     root = get_command(app)
     assert isinstance(root, TyperGroup)
     paths = _command_paths(root, Context(root))
-    assert ("taxonomy", "navigate") in paths and ("fbbench", "filter") in paths
+    assert ("scan", "navigate") in paths and ("fbbench", "filter") in paths
     runner = CliRunner()
     for path in [(), *paths]:
         result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})

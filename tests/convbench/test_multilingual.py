@@ -185,7 +185,7 @@ def test_chinese_topics_are_found_named_in_words_and_filtered(zh_log: Path) -> N
 
 def test_stop_after_topics_prints_clusters_and_writes_nothing(zh_log: Path, tmp_path: Path) -> None:
     result = run_cli(
-        "build", str(zh_log), "--domain", "math", "--k", "3", "--stop-after", "topics",
+        "convbench", "build", str(zh_log), "--domain", "math", "--k", "3", "--stop-after", "topics",
         cwd=tmp_path,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -201,7 +201,7 @@ def test_stop_after_topics_prints_clusters_and_writes_nothing(zh_log: Path, tmp_
 def test_a_build_needs_out_and_bench_unless_it_stops_after_topics(
     zh_log: Path, tmp_path: Path
 ) -> None:
-    result = run_cli("build", str(zh_log), "--domain", "math", cwd=tmp_path)
+    result = run_cli("convbench", "build", str(zh_log), "--domain", "math", cwd=tmp_path)
     assert result.returncode == 2
     assert (
         result.stderr.strip()

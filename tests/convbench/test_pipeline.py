@@ -1,6 +1,6 @@
-"""`checkbench build` end to end with the embedded model: one conversation from each log format
-(OpenAI messages, ShareGPT, LMSYS, WildChat) through every stage, and a rerun that makes no
-model call (test_build_stages runs a built bench through generate and judge, on a scripted
+"""`checkbench convbench build` end to end with the embedded model: one conversation from each log
+format (OpenAI messages, ShareGPT, LMSYS, WildChat) through every stage, and a rerun that makes
+no model call (test_build_stages runs a built bench through generate and judge, on a scripted
 server). Bad input stops the command before it writes anything."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ BUILD = [
 
 
 def _build(run: Path, bench: Path) -> subprocess.CompletedProcess:
-    return run_cli("build", *BUILD, "--out", str(run), "--bench", str(bench))
+    return run_cli("convbench", "build", *BUILD, "--out", str(run), "--bench", str(bench))
 
 
 def _calls(run: Path) -> int:
@@ -140,7 +140,7 @@ def test_bad_input_exits_2_and_writes_nothing(
     log = _malformed_log(tmp_path / "log.jsonl")
     run, bench = tmp_path / "run", tmp_path / "bench.jsonl"
     argv = [arg.replace("{log}", str(log)) for arg in args]
-    result = run_cli("build", *argv, "--out", str(run), "--bench", str(bench))
+    result = run_cli("convbench", "build", *argv, "--out", str(run), "--bench", str(bench))
     assert result.returncode == 2
     assert message in result.stderr
     assert not run.exists() and not bench.exists()
@@ -151,7 +151,7 @@ def test_a_build_that_keeps_nothing_exits_2_with_the_stage_and_writes_no_benchma
 ) -> None:
     run, bench = tmp_path / "run", tmp_path / "bench.jsonl"
     argv = [*map(str, LOGS), "--domain", "math", "--k", "1", "--limit", "1"]
-    result = run_cli("build", *argv, "--out", str(run), "--bench", str(bench))
+    result = run_cli("convbench", "build", *argv, "--out", str(run), "--bench", str(bench))
     assert result.returncode == 2, result.stderr
     line = " ".join(result.stderr.split())
     assert line.startswith("error: the build kept no items: read kept 4 of 4; topics kept 0 of 4")

@@ -1,7 +1,7 @@
-"""`checkbench build` on a real local Ray instance: records parsed, first messages embedded and
-the model stages decided on Ray workers give the local executor's benchmark, records, calls
-and report; a rerun (of a Ray or a local run) asks the model nothing, a run missing some
-answers asks only for those; the CLI joins a cluster named by --ray-address."""
+"""`checkbench convbench build` on a real local Ray instance: records parsed, first messages
+embedded and the model stages decided on Ray workers give the local executor's benchmark,
+records, calls and report; a rerun (of a Ray or a local run) asks the model nothing, a run
+missing some answers asks only for those; the CLI joins a cluster named by --ray-address."""
 
 from __future__ import annotations
 
@@ -188,6 +188,7 @@ def test_cli_builds_on_the_cluster_named_by_ray_address(
     api.build(local, tmp_path / "local", tmp_path / "local" / "bench.jsonl")
     run = tmp_path / "ray"
     result = run_cli(
+        "convbench",
         "build",
         *map(str, logs),
         *("--domain", "coding", "--vocab", str(tmp_path / "vocab.txt"), "--model", model),

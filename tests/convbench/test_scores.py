@@ -192,7 +192,7 @@ def test_bad_reference_files_are_located(tmp_path: Path, text: str, where: str) 
 
 
 def test_score_command_prints_json_and_rejects_bad_input(run: Path, tmp_path: Path) -> None:
-    result = run_cli("score", str(run), "--checks", "instruction", "--json")
+    result = run_cli("convbench", "score", str(run), "--checks", "instruction", "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["checks"] == "instruction"
@@ -200,13 +200,13 @@ def test_score_command_prints_json_and_rejects_bad_input(run: Path, tmp_path: Pa
         "openai:beta", "instruction"
     )
     reference = _reference(tmp_path / "ref.json", {"alpha": 3, "beta": 2, "gamma": 1})
-    table = run_cli("score", str(run), "--reference", str(reference))
+    table = run_cli("convbench", "score", str(run), "--reference", str(reference))
     assert table.returncode == 0, table.stderr
     assert "Spearman" in table.stdout and "Kendall" in table.stdout
-    missing = run_cli("score", str(run), "--reference", str(tmp_path / "none.csv"))
+    missing = run_cli("convbench", "score", str(run), "--reference", str(tmp_path / "none.csv"))
     assert missing.returncode == 2 and "file not found" in missing.stderr
     alone = _reference(tmp_path / "alone.json", {"alpha": 3, "omega": 1})
-    unmatched = run_cli("score", str(run), "--reference", str(alone))
+    unmatched = run_cli("convbench", "score", str(run), "--reference", str(alone))
     assert unmatched.returncode == 2 and "fewer than two" in unmatched.stderr
 
 

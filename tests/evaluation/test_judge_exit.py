@@ -99,7 +99,9 @@ def _from_logs(tmp_path: Path, server: OpenAIServer) -> Any:
     vocab.write_text("\n".join(sorted(w for w in words if w.isalpha() and len(w) > 1)))
     args = [*map(str, LOGS), "--domain", "coding", "--vocab", str(vocab), "--k", "1"]
     out = ["--out", str(tmp_path / "run"), "--bench", str(tmp_path / "b.jsonl")]
-    return run_cli("build", *args, *out, "-m", f"openai:b@{server.base_url}", "--retries", "0")
+    return run_cli(
+        "convbench", "build", *args, *out, "-m", f"openai:b@{server.base_url}", "--retries", "0"
+    )
 
 
 def _build_report(tmp_path: Path) -> BuildSummary:
@@ -147,7 +149,17 @@ def test_build_exits_1_when_every_call_failed_and_a_rerun_asks_them_again(
 def test_a_build_whose_logs_yield_nothing_exits_2_even_with_a_dead_model(tmp_path: Path) -> None:
     run, items = tmp_path / "run", tmp_path / "b.jsonl"
     with OpenAIServer(BuildSwitch()) as server:  # dead, but never asked
-        args = ["build", *map(str, LOGS), "--domain", "math", "--k", "1", "--limit", "1"]
+        args = [
+            "convbench",
+            "build",
+            *map(str, LOGS),
+            "--domain",
+            "math",
+            "--k",
+            "1",
+            "--limit",
+            "1",
+        ]
         out = ["--out", str(run), "--bench", str(items), "-m", f"openai:b@{server.base_url}"]
         result = run_cli(*args, *out)
         assert not server.requests
@@ -181,17 +193,17 @@ COMMANDS = {
         *("ifrewardbench", "run", "{ex}/ifrewardbench-mini.json", "--judge", "{dead}"),
         *("--out", "{out}", "--json"),
     ],
-    "taxonomy build": [
-        *("taxonomy", "build", "{ex}/queries-mini.jsonl", "--out", "{out}"),
+    "scan build": [
+        *("scan", "build", "{ex}/queries-mini.jsonl", "--out", "{out}"),
         *("--taxonomy-out", "{out}.json", "--model", "{dead}"),
     ],
-    "taxonomy tag": [
-        *("taxonomy", "tag", "{ex}/feedback-mini.jsonl", "--taxonomy", "{ex}/taxonomy-mini.json"),
+    "scan tag": [
+        *("scan", "tag", "{ex}/feedback-mini.jsonl", "--taxonomy", "{ex}/taxonomy-mini.json"),
         *("--out", "{out}", "--bench-out", "{out}.jsonl", "--model", "{dead}"),
     ],
-    "taxonomy pc2": ["taxonomy", "pc2", "{run}", "--judge", "{dead}", "--aux", "{dead}"],
-    "build": [
-        *("build", "{ex}/logs-mini.jsonl", "--domain", "coding", "--out", "{out}"),
+    "scan pc2": ["scan", "pc2", "{run}", "--judge", "{dead}", "--aux", "{dead}"],
+    "convbench build": [
+        *("convbench", "build", "{ex}/logs-mini.jsonl", "--domain", "coding", "--out", "{out}"),
         *("--bench", "{out}.jsonl", "--model", "{dead}"),
     ],
     "fbbench filter": [

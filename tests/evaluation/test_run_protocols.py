@@ -33,7 +33,7 @@ def test_a_benchmark_without_fbbench_tags_is_scored_by_conv_to_bench(tmp_path: P
     assert result.returncode == 0, result.stderr
     assert "Scored by the Conv-to-Bench protocol" in result.stdout
     assert "Scores over 2 instructions" in result.stdout
-    scores = json.loads(run_cli("score", str(run_dir), "--json").stdout)
+    scores = json.loads(run_cli("convbench", "score", str(run_dir), "--json").stdout)
     assert [model["n"] for model in scores["models"]] == [2]
     forced = run_cli(*args, "--out", str(run_dir), "--protocol", "fb-bench")
     assert forced.returncode == 2

@@ -100,6 +100,6 @@ def test_leaderboard_of_a_non_fbbench_run_points_to_score(tmp_path: Path) -> Non
         )
     result = run_cli("leaderboard", str(tmp_path / "run"))
     assert result.returncode == 2
-    assert "checkbench score" in result.stderr and "Traceback" not in result.stderr
-    scored = run_cli("score", str(tmp_path / "run"), "--json")
+    assert "checkbench convbench score" in result.stderr and "Traceback" not in result.stderr
+    scored = run_cli("convbench", "score", str(tmp_path / "run"), "--json")
     assert scored.returncode == 0, scored.stderr

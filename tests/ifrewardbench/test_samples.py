@@ -55,7 +55,7 @@ def _dump(run: Path) -> list[str]:
         ("agreement", ["--human", "{human}"]),
         ("agreement", ["--reference-file", "{human}"]),
         ("calibrate", ["--judge-id", "{judge}", "--reference-file", "{human}"]),
-        ("taxonomy pc2", ["--aux", "local"]),
+        ("scan pc2", ["--aux", "local"]),
     ],
 )
 def test_meta_evaluation_of_a_sampled_run_is_refused(

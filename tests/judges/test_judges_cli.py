@@ -187,7 +187,7 @@ def test_calibrate_reports_held_out_items_only_and_applies(tmp_path: Path) -> No
     assert scores == pytest.approx(reference_scores, abs=0.01)
     own = _json("leaderboard", str(run_dir), "--judge-id", "cheap")
     assert {row["overall"] for row in own["rows"]} == {0.0}
-    from_file = _json("score", str(run_dir), "--calibration", str(export))
+    from_file = _json("convbench", "score", str(run_dir), "--calibration", str(export))
     assert from_file["judge"] == "cheap#calibrated"
     assert {m["model"]: m["score"] for m in from_file["models"]} == pytest.approx(
         reference_scores, abs=0.01
@@ -243,7 +243,7 @@ def test_a_bad_calibration_for_the_leaderboard_is_one_line(tmp_path: Path) -> No
     result = run_cli("leaderboard", str(run_dir), "--calibration", "none-such")
     [line] = result.stderr.strip().splitlines()
     assert result.returncode == 2 and "no calibration 'none-such'" in line
-    both = run_cli("score", str(run_dir), "--calibration", "x", "--judge-id", "cheap")
+    both = run_cli("convbench", "score", str(run_dir), "--calibration", "x", "--judge-id", "cheap")
     assert both.returncode == 2 and "leave out --judge-id" in both.stderr
 
 

@@ -178,7 +178,7 @@ def test_build_on_the_embedded_model_then_rebuild_makes_no_new_call(tmp_path: Pa
         )
     )
     out, tax = tmp_path / "run", tmp_path / "tax.json"
-    args = ("taxonomy", "build", str(queries), "--out", str(out), "--taxonomy-out", str(tax),
+    args = ("scan", "build", str(queries), "--out", str(out), "--taxonomy-out", str(tax),
             "--max-tags", "1", "--reason-chars", "20")  # fmt: skip
     first = run_cli(*args)
     assert first.returncode == 0, first.stderr

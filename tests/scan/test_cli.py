@@ -1,4 +1,4 @@
-"""`checkbench taxonomy show/diff/validate/navigate` on files and a hand-built run store.
+"""`checkbench scan show/diff/validate/navigate` on files and a hand-built run store.
 
 The run store holds five items per leaf, each with ten checks; a model passes the first
 round(10 * s) checks of every item of a leaf, so its item scores there are all s and every
@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from checkbench.cli.judges_render import print_pc2
-from checkbench.cli.taxonomy_navigate import resolve_model
 from checkbench.llm import open_backend
+from checkbench.scan.cli import print_pc2, resolve_model
 from checkbench.scan.pc2 import PC2Report
 from checkbench.scan.pc2.agreement import PairAccuracy
 from checkbench.scan.tree import Node, Taxonomy, load_taxonomy, save_taxonomy
@@ -96,7 +95,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def _navigate(run: tuple[Path, Path], *extra: str) -> dict:
     result = run_cli(
-        "taxonomy", "navigate", str(run[0]), "--taxonomy", str(run[1]), "--min-n", "5",
+        "scan", "navigate", str(run[0]), "--taxonomy", str(run[1]), "--min-n", "5",
         "--threshold", "1", "--json", *extra,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -128,7 +127,7 @@ def test_navigate_moves_tags_onto_the_pruned_tree_unless_told_not_to(run) -> Non
 
 def test_navigate_tables_show_nodes_profiles_and_divergent_nodes(run) -> None:
     result = run_cli(
-        "taxonomy", "navigate", str(run[0]), "--taxonomy", str(run[1]), "--min-n", "5",
+        "scan", "navigate", str(run[0]), "--taxonomy", str(run[1]), "--min-n", "5",
         "--threshold", "1", "--model", "A",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -142,7 +141,7 @@ def test_navigate_tables_show_nodes_profiles_and_divergent_nodes(run) -> None:
 
 def test_navigate_with_one_model_prints_its_scores_per_node_only(run, tmp_path: Path) -> None:
     alone = _store(tmp_path / "run", {path: {"B": m["B"]} for path, m in LEAVES.items()})
-    result = run_cli("taxonomy", "navigate", str(alone), "--taxonomy", str(run[1]))
+    result = run_cli("scan", "navigate", str(alone), "--taxonomy", str(run[1]))
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Scores of B per taxonomy node" in out and "one model" in out
@@ -153,7 +152,7 @@ def test_navigate_with_one_model_prints_its_scores_per_node_only(run, tmp_path: 
 
 def test_navigate_with_an_unknown_model_prints_one_error_and_no_table(run) -> None:
     result = run_cli(
-        "taxonomy", "navigate", str(run[0]), "--taxonomy", str(run[1]), "--model", "Z",
+        "scan", "navigate", str(run[0]), "--taxonomy", str(run[1]), "--model", "Z",
     )  # fmt: skip
     assert result.returncode == 2 and result.stdout == ""
     assert "unknown model 'Z' (known: A, B, C)" in result.stderr
@@ -168,25 +167,25 @@ def test_navigate_takes_a_model_spec_for_the_model_it_names() -> None:
 
 def test_navigate_rejects_tags_outside_the_taxonomy(run, tmp_path: Path) -> None:
     save_taxonomy(Taxonomy(name="other", domains=[Node(name="coding")]), tmp_path / "t.json")
-    result = run_cli("taxonomy", "navigate", str(run[0]), "--taxonomy", str(tmp_path / "t.json"))
+    result = run_cli("scan", "navigate", str(run[0]), "--taxonomy", str(tmp_path / "t.json"))
     assert result.returncode == 2
     assert "is not a path of the taxonomy" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_navigate_needs_a_run_directory(tmp_path: Path) -> None:
-    result = run_cli("taxonomy", "navigate", str(tmp_path), "--taxonomy", str(EXAMPLE))
+    result = run_cli("scan", "navigate", str(tmp_path), "--taxonomy", str(EXAMPLE))
     assert result.returncode == 2 and "not a checkbench run directory" in result.stderr
 
 
 def test_show_prints_every_node_and_the_size() -> None:
-    result = run_cli("taxonomy", "show", str(EXAMPLE))
+    result = run_cli("scan", "show", str(EXAMPLE))
     assert result.returncode == 0, result.stderr
     tree = load_taxonomy(EXAMPLE)
     for path in tree.paths():
         assert path.rsplit("/", 1)[-1] in result.stdout
     assert f"{len(tree.paths())} nodes, {len(tree.leaves())} leaves" in result.stdout
-    as_json = run_cli("taxonomy", "show", str(EXAMPLE), "--json")
+    as_json = run_cli("scan", "show", str(EXAMPLE), "--json")
     assert Taxonomy.model_validate_json(as_json.stdout) == tree
 
 
@@ -198,30 +197,30 @@ def test_diff_lists_added_removed_and_moved_nodes(tmp_path: Path) -> None:
         .delete("mathematics/proof")
     )
     save_taxonomy(new, tmp_path / "new.json")
-    result = run_cli("taxonomy", "diff", str(EXAMPLE), str(tmp_path / "new.json"))
+    result = run_cli("scan", "diff", str(EXAMPLE), str(tmp_path / "new.json"))
     assert result.returncode == 0, result.stderr
     assert "+ writing/speeches" in result.stdout
     assert "- mathematics/proof" in result.stdout
     assert "~ writing/editing -> coding/editing" in result.stdout
-    same = run_cli("taxonomy", "diff", str(EXAMPLE), str(EXAMPLE))
+    same = run_cli("scan", "diff", str(EXAMPLE), str(EXAMPLE))
     assert same.stdout.strip() == "no differences"
-    data = json.loads(run_cli("taxonomy", "diff", str(EXAMPLE), str(tmp_path / "new.json"),
+    data = json.loads(run_cli("scan", "diff", str(EXAMPLE), str(tmp_path / "new.json"),
                               "--json").stdout)  # fmt: skip
     assert data["added"] == ["writing/speeches"]
 
 
 def test_validate_reports_ok_or_one_located_error_line(tmp_path: Path) -> None:
-    ok = run_cli("taxonomy", "validate", str(EXAMPLE))
+    ok = run_cli("scan", "validate", str(EXAMPLE))
     assert ok.returncode == 0 and "ok: 33 nodes" in ok.stdout and "already pruned" in ok.stdout
     chain = Taxonomy(domains=[Node(name="a", children=[Node(name="b")])])
     save_taxonomy(chain, tmp_path / "chain.json")
     assert (
         "pruning would change it"
-        in run_cli("taxonomy", "validate", str(tmp_path / "chain.json")).stdout
+        in run_cli("scan", "validate", str(tmp_path / "chain.json")).stdout
     )
     bad = tmp_path / "bad.json"
     bad.write_text('{"domains": [{"name": "a", "children": [{"name": "x"}, {"name": "x"}]}]}')
-    result = run_cli("taxonomy", "validate", str(bad))
+    result = run_cli("scan", "validate", str(bad))
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
     assert "duplicate path 'a/x'" in result.stderr and "$.domains[0].children[1]" in result.stderr

@@ -53,7 +53,7 @@ def test_published_results_navigate_by_task_and_subtask(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     imported = run_cli("import", "fb-bench-judgments", str(JUDGMENTS), "--run", str(run_dir))
     assert imported.returncode == 0, imported.stderr
-    result = run_cli("taxonomy", "navigate", str(run_dir), "--facets", "task,subtask", "--json")
+    result = run_cli("scan", "navigate", str(run_dir), "--facets", "task,subtask", "--json")
     assert result.returncode == 0, result.stderr
     nav = json.loads(result.stdout)
     assert len(nav["models"]) == 6
@@ -65,5 +65,5 @@ def test_published_results_navigate_by_task_and_subtask(tmp_path: Path) -> None:
     strict, loosest = counts[5.0, 0.95], counts[0.0, None]
     assert sum(strict["strengths"].values()) == sum(strict["weaknesses"].values()) == 0
     assert sum(loosest["strengths"].values()) > 0 and sum(loosest["weaknesses"].values()) > 0
-    neither = run_cli("taxonomy", "navigate", str(run_dir))
+    neither = run_cli("scan", "navigate", str(run_dir))
     assert neither.returncode == 2 and "taxonomy file or tag facets" in neither.stderr

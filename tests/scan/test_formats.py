@@ -124,14 +124,14 @@ def test_checkbench_files_are_still_told_apart(tmp_path: Path) -> None:
 def test_taxonomy_commands_read_both_formats(tmp_path: Path) -> None:
     native = tmp_path / "native.json"
     save_taxonomy(load_taxonomy(TAXONOMY), native)
-    shown = run_cli("taxonomy", "show", str(TAXONOMY))
+    shown = run_cli("scan", "show", str(TAXONOMY))
     assert shown.returncode == 0, shown.stderr
     assert "76 nodes, 50 leaves, depth 4" in shown.stdout and "Science Fiction" in shown.stdout
-    compared = run_cli("taxonomy", "diff", str(TAXONOMY), str(native))
+    compared = run_cli("scan", "diff", str(TAXONOMY), str(native))
     assert compared.returncode == 0, compared.stderr
     assert "no differences" in compared.stdout
     bad = write(tmp_path, '{"writing": {"Genre": {"Poetry": 1}}}', "bad.json")
-    checked = run_cli("taxonomy", "validate", str(bad))
+    checked = run_cli("scan", "validate", str(bad))
     assert checked.returncode == 2
     [line] = checked.stderr.strip().splitlines()
     assert line.endswith(

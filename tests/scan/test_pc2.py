@@ -220,9 +220,9 @@ def test_preferences_must_name_responses_of_the_run(tmp_path: Path) -> None:
     with RunStore(tmp_path) as store, pytest.raises(InputError) as error:
         load_preferences(human, store)
     assert error.value.line == 2 and error.value.field == "rejected"
-    result = run_cli("taxonomy", "pc2", str(tmp_path), "--aux", "local", "--human", str(human))
+    result = run_cli("scan", "pc2", str(tmp_path), "--aux", "local", "--human", str(human))
     assert result.returncode == 2 and "gpt-9" in result.stderr
-    no_aux = run_cli("taxonomy", "pc2", str(tmp_path))
+    no_aux = run_cli("scan", "pc2", str(tmp_path))
     assert no_aux.returncode == 2 and "auxiliary model" in no_aux.stderr
 
 
@@ -232,7 +232,7 @@ def test_pc2_command_on_the_embedded_model(tmp_path: Path) -> None:
     human = tmp_path / "human.jsonl"
     human.write_text(PREFERENCE.model_dump_json() + "\n")
     result = run_cli(
-        "taxonomy", "pc2", str(tmp_path), "--judge", "local", "--aux", "local",
+        "scan", "pc2", str(tmp_path), "--judge", "local", "--aux", "local",
         "--mode", "pointwise", "--max-criteria", "3", "--aux-max-tokens", "24",
         "--reason-chars", "20", "--human", str(human), "--json",
     )  # fmt: skip

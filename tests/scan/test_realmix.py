@@ -132,7 +132,7 @@ def test_synthesize_command_runs_one_round_on_the_embedded_model(tmp_path: Path)
     tagged.write_text("".join(item.model_dump_json() + "\n" for item in _items()))
     save_taxonomy(TINY, tax)
     result = run_cli(
-        "taxonomy", "synthesize", str(tagged), "--taxonomy", str(tax), "--min-per-leaf", "1",
+        "scan", "synthesize", str(tagged), "--taxonomy", str(tax), "--min-per-leaf", "1",
         "--out", str(tmp_path / "run"), "--bench-out", str(more), "--max-rounds", "1",
         "--query-chars", "80",
     )  # fmt: skip

@@ -127,7 +127,7 @@ def test_tag_command_on_the_embedded_model(tmp_path: Path) -> None:
     texts = ["My C program leaks memory, why?", "Write a short poem about the sea."]
     bench.write_text("".join(item.model_dump_json() + "\n" for item in _items(*texts)))
     result = run_cli(
-        "taxonomy", "tag", str(bench), "--taxonomy", str(tax), "--out", str(tmp_path / "run"),
+        "scan", "tag", str(bench), "--taxonomy", str(tax), "--out", str(tmp_path / "run"),
         "--bench-out", str(out), "--max-tags", "1", "--reason-chars", "20",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr

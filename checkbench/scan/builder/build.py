@@ -319,7 +319,7 @@ async def build_taxonomy(
         [extracted[q.id] for q in queries], steps, seed, build.taxonomy, pruned.taxonomy
     )
     summary = stage.clock.summary(  # the work: one extraction per query, then the steps
-        "taxonomy build",
+        "scan build",
         total=len(queries) + len(steps),
         already_done=done_before,
         errors=report.extraction_failed

@@ -110,7 +110,7 @@ async def pc2_evaluate(
 ) -> PC2Result:
     """Derive criteria for every answered item, then grade every response (pointwise) and
     every pair of responses in both orders (pairwise); rerunning resumes."""
-    refuse_samples(store, "taxonomy pc2")
+    refuse_samples(store, "scan pc2")
     settings = settings or PC2Settings()
     stage = StageRun.begin(store, caller, progress)
     judge_model, aux_models = stage.model(judge), [stage.model(backend) for backend in aux]

@@ -1,6 +1,8 @@
-"""`checkbench build`: benchmarks from conversation logs.
+"""`checkbench convbench ...`: Conv-to-Bench's commands (a benchmark built from conversation
+logs, the scores of a run with agreement with a reference ranking) and what they print.
 
-`checkbench build LOGS...` is short for `checkbench build from-logs LOGS...`.
+Each command imports Conv-to-Bench's modules and API (`convbench.api`) when it runs, so
+`checkbench --help` loads none of them.
 """
 
 from __future__ import annotations
@@ -12,64 +14,63 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 from rich.table import Table
-from typer import _click
 
-from checkbench import api
-from checkbench.choices import Curation, LogFormat
-from checkbench.cli import app
+from checkbench.choices import CheckMode, Curation, LogFormat
 from checkbench.console import Group
 from checkbench.console.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
+    AsJson,
+    CalibrationName,
     ExecutorChoice,
+    JudgeId,
     Model,
     RayAddress,
+    Unscored,
     with_model_options,
 )
-from checkbench.console.render import console, exit_if_all_failed, print_usage
+from checkbench.console.render import (
+    console,
+    estimate_inline,
+    exit_if_all_failed,
+    print_usage,
+    score_cell,
+)
 from checkbench.distributed import executor_named
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
+from checkbench.stats.notation import RATE_DIGITS
 from checkbench.steps.progress import RichProgress
 
 if TYPE_CHECKING:
     from checkbench.convbench.decisions import StageCount
+    from checkbench.convbench.scoring import BenchScores
+    from checkbench.convbench.spec import BuildSpec
+    from checkbench.convbench.summary import BuildSummary, TopicPreview
+    from checkbench.stats.estimate import Stat
 
-FROM_LOGS = "from-logs"
-
-
-class _LogsByDefault(Group):
-    """A group whose default command takes the arguments when they name no command."""
-
-    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
-            args = [FROM_LOGS, *args]
-        return super().parse_args(ctx, args)
-
-
-build_app = typer.Typer(
-    cls=_LogsByDefault,
-    help="Build a benchmark from conversation logs (`build LOGS...` is short for `build "
-    "from-logs LOGS...`).",
+app = typer.Typer(
+    cls=Group,
+    help="Conv-to-Bench: build a benchmark from conversation logs, score a run.",
     no_args_is_help=True,
 )
-app.add_typer(build_app, name="build")
 
 
-def _spec(**fields: Any) -> api.BuildSpec:
+def _spec(**fields: Any) -> BuildSpec:
     """The build spec, with a bad combination of options reported as one located line."""
+    from checkbench.convbench.spec import BuildSpec
     from checkbench.jsonl import field_path
 
     try:
-        return api.BuildSpec(**fields)
+        return BuildSpec(**fields)
     except ValidationError as exc:
         field, message = field_path(exc)
         raise InputError(message, field=field) from None
 
 
-@build_app.command(FROM_LOGS)
+@app.command("build")
 @with_model_options
-def from_logs(
+def build(
     logs: Annotated[list[Path], typer.Argument(help="Conversation logs: JSONL, .gz or Parquet.")],
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Run directory for the build.")
@@ -141,6 +142,7 @@ def from_logs(
     """Turn conversation logs into a benchmark and print what every stage kept and dropped
     (with --executor ray, records are parsed, embedded and decided on a Ray cluster). Exits 1
     when a model stage failed every call it made, 2 when the logs yield no item."""
+    from checkbench.convbench import api
     from checkbench.convbench.summary import REPORT_FILE
     from checkbench.store import RunStore
 
@@ -213,14 +215,14 @@ def print_stages(title: str, stages: list[StageCount]) -> None:
     console.print(table)
 
 
-def _print_reading(report: api.BuildSummary | api.TopicPreview) -> None:
+def _print_reading(report: BuildSummary | TopicPreview) -> None:
     if report.limit_reached:
         console.print("[dim]--limit reached: later records of those logs were not read[/]")
     for error in report.skipped_records:
         console.print(f"[dim]skipped: {error}[/]", highlight=False)
 
 
-def print_preview(preview: api.TopicPreview) -> None:
+def print_preview(preview: TopicPreview) -> None:
     """The cheap stages, then each topic cluster, largest first: size, verdict, keywords (those
     in the vocabulary starred) and the messages nearest its centre."""
     domain = preview.domain or "none: no cluster kept"
@@ -248,10 +250,89 @@ def print_preview(preview: api.TopicPreview) -> None:
     )
 
 
-def print_build_report(report: api.BuildSummary) -> None:
+def print_build_report(report: BuildSummary) -> None:
     """What every stage kept and dropped, and the feedback labels."""
     print_stages(f"Build ({report.mode}, domain: {report.domain or 'any'})", report.stages)
     _print_reading(report)
     if report.feedback_labels:
         labels = ", ".join(f"{label}: {n}" for label, n in report.feedback_labels.items())
         console.print(f"feedback labels of later user messages: {labels}")
+
+
+def _stat(stat: Stat) -> str:
+    return estimate_inline(stat.value, stat.low, stat.high, RATE_DIGITS)
+
+
+def print_scores(scores: BenchScores, reference: Path | None) -> None:
+    """Models best first with intervals, then the rank agreement with the reference."""
+    checks = "instruction-derived checks" if scores.checks == "instruction" else "all checks"
+    table = Table(
+        title=f"Scores over {scores.items} instructions, {checks} (judge: {scores.judge})",
+        caption="mean over instructions of each one's check mean, 0-100; 95% cluster bootstrap "
+        "over instructions; unscored items "
+        + ("left out" if scores.policy == "exclude" else "count as 0"),
+    )
+    table.add_column("#", justify="right")
+    table.add_column("model", overflow="fold")
+    for column in ("score", "n", "unscored"):
+        table.add_column(column, justify="right")
+    for rank, row in enumerate(scores.models, start=1):
+        table.add_row(
+            str(rank),
+            row.model,
+            score_cell(row.score, row.ci),
+            str(row.n),
+            f"[red]{row.unscored}[/]" if row.unscored else "0",
+        )
+    console.print(table)
+    if scores.items_without_checks:
+        console.print(f"[dim]{scores.items_without_checks} items have no such checks[/]")
+    agreement = scores.reference
+    if agreement is not None:
+        console.print(
+            f"Rank agreement with {reference} over {len(agreement.models)} models:\n"
+            f"  Spearman rho  {_stat(agreement.spearman)}\n"
+            f"  Kendall tau_b {_stat(agreement.kendall_tau_b)}",
+            highlight=False,
+        )
+        for label, names in (
+            ("run models not in the reference", agreement.unmatched_run),
+            ("reference models not in the run", agreement.unmatched_reference),
+        ):
+            if names:
+                console.print(f"[dim]{label}: {', '.join(names)}[/]", highlight=False)
+
+
+@app.command()
+def score(
+    ctx: typer.Context,
+    run_dir: Annotated[Path, typer.Argument(help="Run directory with verdicts.")],
+    judge_id: JudgeId = None,
+    calibration: CalibrationName = None,
+    check_mode: Annotated[
+        CheckMode,
+        typer.Option("--checks", help="Score instruction-derived checks only, or all checks."),
+    ] = "all",
+    reference: Annotated[
+        Path | None,
+        typer.Option(help="Reference leaderboard (JSON or CSV of model,score) to correlate with."),
+    ] = None,
+    unscored_policy: Unscored = "exclude",
+    as_json: AsJson = False,
+) -> None:
+    """Conv-to-Bench scores per model; rank agreement with a reference leaderboard.
+
+    Scores come with 95% cluster-bootstrap intervals over instructions.
+    With --reference: Spearman and Kendall correlations with its ranking.
+    """
+    from checkbench.cli.judges import calibrated_judge
+    from checkbench.convbench import api
+
+    judge = calibrated_judge(ctx, run_dir, judge_id, calibration)
+    scores = api.score(
+        run_dir, judge=judge, checks=check_mode, reference=reference, policy=unscored_policy
+    )
+    if as_json:
+        print(scores.model_dump_json(indent=2))
+        return
+    print_scores(scores, reference)

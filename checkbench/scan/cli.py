@@ -1,44 +1,54 @@
-"""`checkbench taxonomy ...`: SCAN capability taxonomies, tagging, RealMix, PC^2, navigation."""
+"""`checkbench scan ...`: SCAN's commands (capability taxonomies: show, diff, validate, build;
+tagging, RealMix, the PC^2 judge, navigation) and what they print.
+
+Each command imports SCAN's modules and API (`scan.api`) when it runs, so `checkbench --help`
+loads none of them; a navigation's tables are in `scan.navigation_view`.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich import box
 from rich.markup import escape
+from rich.table import Table
 
-from checkbench import api
 from checkbench.choices import PC2Mode, TaxonomyFormat
-from checkbench.cli import app
-from checkbench.cli.judges_render import print_pc2
 from checkbench.console import Group
 from checkbench.console.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
     AsJson,
+    JudgeId,
     JudgeModel,
     Model,
     with_model_options,
 )
 from checkbench.console.render import (
     console,
+    estimate_inline,
     exit_if_all_failed,
     print_stages,
+    score_cell,
 )
-from checkbench.llm import ModelOptions
+from checkbench.errors import CheckbenchError
+from checkbench.llm import ModelOptions, backend_name
+from checkbench.stats.notation import RATE_DIGITS
 from checkbench.steps.progress import RichProgress
 
 if TYPE_CHECKING:
     from checkbench.scan.builder import TaxBuilderReport
+    from checkbench.scan.pc2 import PC2Report
     from checkbench.scan.tree import Taxonomy
 
-taxonomy_app = typer.Typer(
+app = typer.Typer(
     cls=Group,
-    help="Capability taxonomies (SCAN): build, tag, synthesize, judge with PC^2, navigate.",
+    help="SCAN capability taxonomies: build, tag, synthesize, judge with PC^2, navigate.",
     no_args_is_help=True,
 )
-app.add_typer(taxonomy_app, name="taxonomy")
 
 TaxonomyFile = Annotated[
     Path, typer.Argument(help="Taxonomy JSON file (checkbench's format or SCAN's nested names).")
@@ -75,7 +85,7 @@ def _outcomes(counts: dict[str, int]) -> str:
     return _tally({UNUSABLE if what == "failed" else what: n for what, n in counts.items()})
 
 
-@taxonomy_app.command()
+@app.command()
 def show(
     taxonomy: TaxonomyFile,
     descriptions: Annotated[bool, typer.Option(help="Show node descriptions.")] = True,
@@ -93,7 +103,7 @@ def show(
     console.print(_size(tree), highlight=False)
 
 
-@taxonomy_app.command("diff")
+@app.command("diff")
 def diff_command(old: TaxonomyFile, new: TaxonomyFile, as_json: AsJson = False) -> None:
     """What changed from OLD to NEW: added, removed and moved nodes, new descriptions."""
     from checkbench.scan.tree import diff, load_taxonomy
@@ -113,7 +123,7 @@ def diff_command(old: TaxonomyFile, new: TaxonomyFile, as_json: AsJson = False) 
         console.print(line, highlight=False)
 
 
-@taxonomy_app.command()
+@app.command()
 def validate(taxonomy: TaxonomyFile) -> None:
     """Check a taxonomy file: one error line and exit code 2 when it is invalid."""
     from checkbench.scan.prune import prune
@@ -127,7 +137,7 @@ def validate(taxonomy: TaxonomyFile) -> None:
     )
 
 
-@taxonomy_app.command()
+@app.command()
 @with_model_options
 def build(
     queries: Annotated[Path, typer.Argument(help="Queries: a JSONL file of items.")],
@@ -150,7 +160,10 @@ def build(
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Grow a capability taxonomy from real queries (TaxBuilder); rerunning resumes."""
-    settings = api.TaxBuilderSettings(
+    from checkbench.scan import api
+    from checkbench.scan.builder import TaxBuilderSettings
+
+    settings = TaxBuilderSettings(
         max_tags=max_tags, max_depth=max_depth, reason_chars=reason_chars, refine=refine
     )
     with RichProgress() as progress:
@@ -219,7 +232,7 @@ def _not_grown(report: TaxBuilderReport) -> str:
     return f"[yellow]the taxonomy is the seed's, grown by nothing[/]: {why}"
 
 
-@taxonomy_app.command()
+@app.command()
 @with_model_options
 def tag(
     bench: Annotated[Path, typer.Argument(help="Benchmark items (JSONL).")],
@@ -232,7 +245,10 @@ def tag(
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Give every item a domain and hierarchical taxonomy tags."""
-    settings = api.TagSettings(max_tags=max_tags, reason_chars=reason_chars)
+    from checkbench.scan import api
+    from checkbench.scan.tagging import TagSettings
+
+    settings = TagSettings(max_tags=max_tags, reason_chars=reason_chars)
     with RichProgress() as progress:
         result = api.taxonomy_tag(
             bench,
@@ -256,7 +272,7 @@ def tag(
     exit_if_all_failed([result.summary])
 
 
-@taxonomy_app.command()
+@app.command()
 @with_model_options
 def synthesize(
     tagged: Annotated[Path, typer.Argument(help="Tagged items (JSONL), e.g. from `tag`.")],
@@ -271,7 +287,10 @@ def synthesize(
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """RealMix: synthesize and quality-filter queries until every leaf has enough items."""
-    settings = api.MixSettings(
+    from checkbench.scan import api
+    from checkbench.scan.realmix import MixSettings
+
+    settings = MixSettings(
         min_per_leaf=min_per_leaf, max_rounds=max_rounds, new_query_chars=query_chars, seed=seed
     )
     with RichProgress() as progress:
@@ -298,7 +317,7 @@ def synthesize(
     exit_if_all_failed([result.summary])
 
 
-@taxonomy_app.command()
+@app.command()
 @with_model_options
 def pc2(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with responses.")],
@@ -324,7 +343,10 @@ def pc2(
     options: ModelOptions = DEFAULT_OPTIONS,
 ) -> None:
     """Judge the run's responses with PC^2: criteria derived by comparing auxiliary answers."""
-    settings = api.PC2Settings(
+    from checkbench.scan import api
+    from checkbench.scan.pc2 import PC2Settings
+
+    settings = PC2Settings(
         mode=pc2_mode,
         max_criteria=max_criteria,
         aux_max_tokens=aux_max_tokens,
@@ -346,3 +368,117 @@ def pc2(
         print_pc2(result.report)
         print_stages(run_dir, [result.summary])
     exit_if_all_failed([result.summary])
+
+
+@app.command()
+def navigate(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory with checklist verdicts.")],
+    taxonomy: Annotated[
+        Path | None, typer.Option("--taxonomy", "-t", help="Taxonomy JSON file.")
+    ] = None,
+    facets: Annotated[
+        str | None,
+        typer.Option(
+            help="Navigate by tag facets instead of a taxonomy, top level first, e.g. "
+            "task,subtask (FB-Bench's tags)."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="Whose strengths and weaknesses: a model of the run, e.g. local (default: all).",
+        ),
+    ] = None,
+    judge_id: JudgeId = None,
+    min_n: Annotated[int, typer.Option(min=1, help="Scored items a node needs per model.")] = 5,
+    threshold: Annotated[
+        float, typer.Option(min=0, help="Rank shift beyond which a node is a finding.")
+    ] = 5.0,
+    top: Annotated[int, typer.Option(min=1, help="Most divergent nodes to list.")] = 10,
+    pruned: Annotated[
+        bool, typer.Option("--prune/--no-prune", help="Navigate the pruned taxonomy.")
+    ] = True,
+    as_json: AsJson = False,
+) -> None:
+    """Scores and ranks per taxonomy node; strengths, weaknesses (and how many looser rules
+    would flag) and uneven parents. With one model: its scores per node."""
+    from checkbench.scan import api
+    from checkbench.scan.navigation import NavigationSettings
+
+    settings = NavigationSettings(min_n=min_n, threshold=threshold)
+    levels = [facet.strip() for facet in (facets or "").split(",") if facet.strip()]
+    nav = api.taxonomy_navigate(
+        run_dir, taxonomy, judge=judge_id, settings=settings, pruned=pruned, facets=levels
+    )
+    if as_json:
+        print(json.dumps(nav.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        return
+    from checkbench.scan.navigation_view import navigation_view
+
+    names = nav.models if model is None else [resolve_model(model, nav.models)]
+    console.print(navigation_view(nav, names, top))
+
+
+def resolve_model(model: str, known: list[str]) -> str:
+    """The run's name for `model`, which may also be given as a model spec such as `local`."""
+    if model in known:
+        return model
+    try:
+        return backend_name(model)
+    except CheckbenchError:
+        return model
+
+
+def print_pc2(report: PC2Report) -> None:
+    """A PC^2 judgment: criteria made, then per model pointwise scores and pair outcomes, then
+    position consistency and agreement with human preferences."""
+    console.print(
+        f"[bold]{escape(report.judge)}[/]: criteria for {report.items} items, "
+        f"[red]{report.criteria_failed} without a usable answer[/], "
+        f"{report.criteria_rescaled} rescaled to 100",
+        highlight=False,
+    )
+    table = Table(
+        title="PC^2 per model (pointwise 0-100, 95% CI; pairs over both orders)",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("model", overflow="fold")
+    for column in ("pointwise", "n", "unscored", "wins", "ties", "losses", "unscored pairs"):
+        table.add_column(column, justify="right")
+    for model in sorted(set(report.pointwise) | set(report.pairwise)):
+        point = report.pointwise.get(model)
+        pairs = report.pairwise.get(model, {})
+        table.add_row(
+            escape(model),
+            score_cell(point.score, point.ci) if point else "-",
+            str(point.n) if point else "-",
+            str(point.unscored) if point else "-",
+            *(str(pairs.get(k, "-")) for k in ("wins", "ties", "losses", "unscored")),
+        )
+    console.print(table)
+    if report.position is not None:
+        p = report.position
+        console.print(
+            f"position: {p.pairs} pairs in both orders, {p.consistent_wins} consistent wins, "
+            f"{p.consistent_ties} consistent ties, {p.inconsistent} inconsistent "
+            f"({p.first_position} first-position, {p.second_position} second-position)",
+            highlight=False,
+        )
+    for variant, accuracy in report.human.items():
+        if not accuracy.correct + accuracy.wrong:
+            console.print(
+                f"human agreement ({variant}): no pairs the judge ordered ({accuracy.pairs} "
+                f"pairs: {accuracy.ties} ties, {accuracy.unscored} unscored)",
+                highlight=False,
+            )
+            continue
+        value = accuracy.accuracy
+        shown = estimate_inline(value.value, value.low, value.high, RATE_DIGITS)
+        console.print(
+            f"human agreement ({variant}): accuracy {shown} over {accuracy.pairs} pairs "
+            f"({accuracy.correct} correct, {accuracy.wrong} wrong, {accuracy.ties} ties, "
+            f"{accuracy.unscored} unscored)",
+            highlight=False,
+        )

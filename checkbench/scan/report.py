@@ -4,7 +4,7 @@ and rank, and each model's strengths, weaknesses and unstable parents.
 Sources, per judge: a stored `Navigation` (record kind "navigation", key = judge), else one
 computed here from the items' `taxonomy` tags and the judge's item scores (unscored items are
 left out and counted, whatever the leaderboard's policy). With a tree (`--taxonomy FILE`, else
-the record of kind "taxonomy", key "tree") it is computed as `checkbench taxonomy navigate`
+the record of kind "taxonomy", key "tree") it is computed as `checkbench scan navigate`
 does (`navigate_items`, on the pruned tree), which adds node descriptions and the nodes no item
 reached; tags must then be paths of that tree.
 """

@@ -17,7 +17,7 @@ reply a marker is usually quoted text or generated dialogue):
 Matching ignores case and reads curly apostrophes as straight ones. Users add
 literal phrases from a file (`load_markers`): a line ``concede: PHRASE`` or ``hold: PHRASE``,
 ``#`` starting a comment. Precision and recall on a labelled sample of second replies are
-measured in tests/test_build_markers.py.
+measured in tests/convbench/test_markers.py.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ of the build, and the CLI reference is the one the Typer app generates today."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -22,9 +23,27 @@ def test_cli_reference_is_fresh() -> None:
 
 def test_cli_reference_covers_every_command() -> None:
     page = reference()
-    for command in ("run", "taxonomy navigate", "build filter", "import fb-bench-judgments"):
+    for command in ("run", "scan navigate", "fbbench filter", "fbbench import", "convbench build"):
         assert f"## `checkbench {command}`" in page
     assert "- `--judge-id <str>`:" in page
+
+
+PATH_IN_DOCS = re.compile(
+    r"(?<![\w/-])((?:checkbench|tests|bench)/(?:[\w.-]+/)*(?:[\w-]+\.\w+|))(?![\w/])"
+)
+"""A path of the repository as the docs name it (`checkbench/scan/pc2/`, tests/x/test_y.py)."""
+
+
+def test_every_path_the_docs_name_exists() -> None:
+    """A module moved or renamed leaves no stale path in the README or the docs."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    named = {
+        (page.name, path)
+        for page in pages
+        for path in PATH_IN_DOCS.findall(page.read_text(encoding="utf-8"))
+    }
+    assert len(named) > 20
+    assert sorted((page, path) for page, path in named if not (ROOT / path).exists()) == []
 
 
 @pytest.mark.skipif(find_spec("mkdocs") is None, reason="mkdocs is not installed")

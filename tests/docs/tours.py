@@ -34,8 +34,8 @@ ones before (the FB-Bench guide's runs/demo and runs/published serve the guides 
 MARKERS = ("# Needs an endpoint", "# Needs the file")
 WHOLE_WALK = "CHECKBENCH_README_WALK"
 SLOW_BLOCKS = {
-    "the Conv-to-Bench builds": "checkbench build examples/logs-mini.jsonl",
-    "the SCAN taxonomy commands": "checkbench taxonomy build",
+    "the Conv-to-Bench builds": "checkbench convbench build examples/logs-mini.jsonl",
+    "the SCAN taxonomy commands": "checkbench scan build",
     "the samples example": "checkbench generate examples/feedback-mini.jsonl --out runs/k3",
 }
 """The blocks (named by a command they start a line with) whose embedded-model work takes

@@ -41,7 +41,7 @@ def test_auto_scores_an_fbbench_run_by_fbbench_and_any_other_by_conv_to_bench(
     with RunStore(tmp_path / "fb") as store:
         store.add_items(load_items(EXAMPLES / "feedback-mini.jsonl"))
         assert registry.run_scorer(store).name == "fb-bench"
-        assert registry.run_scorer(store, "conv-to-bench").command == "score"
+        assert registry.run_scorer(store, "conv-to-bench").command == "convbench score"
     with RunStore(tmp_path / "scan") as store:
         store.add_items(load_items(EXAMPLES / "queries-mini.jsonl"))
         assert registry.run_scorer(store).name == "conv-to-bench"

@@ -231,7 +231,7 @@ def test_a_v3_store_migrates_in_place_and_resumes_with_more_samples(tmp_path: Pa
         assert (more.already_done, more.called) == (3, 3)
         again = api.judge(run, judge)
         # the canned answers are alike: judging them again is served from the cache
-        assert (again.total, again.already_done, again.cached) == (6, 3, 3)
+        assert (again.stage.total, again.stage.already_done, again.stage.cached) == (6, 3, 3)
         assert len(server.requests) - asked == 3
     assert _rows(db, "SELECT value FROM meta WHERE key = 'schema_version'") == [
         (str(SCHEMA_VERSION),)

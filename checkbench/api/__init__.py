@@ -26,12 +26,13 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "prepare_run",
         "run",
     ),
-    "checkbench.api._judges": ("apply_calibration", "calibrate", "reference_agreement"),
+    "checkbench.api._judges": ("calibrate", "reference_agreement"),
     "checkbench.api._report": ("report", "view"),
     # settings and results
     "checkbench.distributed": ("Executor", "RayExecutor"),
     "checkbench.generation.requests": ("GenerationSettings",),
     "checkbench.judges.calibration": (
+        "apply_calibration",
         "Calibration",
         "CalibrationFit",
         "CalibrationReport",

@@ -12,7 +12,7 @@ from checkbench.errors import InputError
 from checkbench.inputs import input_file, output_file
 from checkbench.jsonl import write_text_atomic
 from checkbench.judges import calibration as calib
-from checkbench.judges.calibration import Calibration, CalibrationFit, CalibrationReport
+from checkbench.judges.calibration import CalibrationFit, CalibrationReport
 from checkbench.judges.reference import (
     REFERENCE_RECORD,
     ReferenceAgreement,
@@ -123,18 +123,8 @@ def calibrate(run_dir: str | Path, fit: CalibrationFit) -> CalibrationReport:
         _check_by(store, fit.by)
         report = calib.fit_calibration(store, fit, reference_verdicts=gold)
         if fit.apply:
-            calib.apply_calibration(store, report.name)
+            calib.store_calibrated_verdicts(store, report.name)
         if fit.export is not None:
             artefact = calib.load_calibration(store, report.name)
             write_text_atomic(fit.export, artefact.model_dump_json(indent=2) + "\n")
         return report
-
-
-def apply_calibration(run_dir: str | Path, calibration: str | Path) -> Calibration:
-    """Grade with a calibration (its name in the run, or an exported JSON file): the calibrated
-    judge's verdicts are stored in the run under the calibration's name, which is returned with
-    the rest of the artefact."""
-    with RunStore.existing(run_dir, writer=True) as store:
-        artefact = calib.load_calibration(store, str(calibration))
-        calib.apply_calibration(store, str(calibration))
-        return artefact

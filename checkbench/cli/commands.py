@@ -3,7 +3,6 @@ mounts each registered protocol's sub-app."""
 
 from checkbench import registry
 from checkbench.cli import (  # noqa: F401
-    agreement,
     app,
     evaluate,
     generate,

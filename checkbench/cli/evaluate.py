@@ -12,7 +12,6 @@ from rich.markup import escape
 from checkbench import api, registry
 from checkbench.choices import ScoringProtocol
 from checkbench.cli import app
-from checkbench.cli.judges import calibrated_judge
 from checkbench.console.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
@@ -30,6 +29,7 @@ from checkbench.console.options import (
     Samples,
     Temperature,
     Unscored,
+    calibrated_judge,
     with_model_options,
 )
 from checkbench.console.render import (

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, cast, get_type_hints
 
 import typer
+from typer import _click
 
 from checkbench import registry
 from checkbench.choices import NATIVE_FORMAT, ExecutorName, UnscoredPolicy
@@ -236,3 +237,19 @@ CalibrationName = Annotated[
         "score the calibrated judge.",
     ),
 ]
+
+
+def calibrated_judge(
+    ctx: typer.Context, run_dir: Path, judge_id: str | None, calibration: str | None
+) -> str | None:
+    """The judge whose verdicts to score: with --calibration, the calibrated judge (its
+    verdicts stored first), else --judge-id."""
+    if calibration is None:
+        return judge_id
+    if judge_id is not None:
+        raise _click.exceptions.UsageError(
+            "--calibration names the judge to score: leave out --judge-id", ctx
+        )
+    from checkbench.judges.calibration import apply_calibration
+
+    return apply_calibration(run_dir, calibration).name

@@ -325,7 +325,7 @@ def score(
     Scores come with 95% cluster-bootstrap intervals over instructions.
     With --reference: Spearman and Kendall correlations with its ranking.
     """
-    from checkbench.cli.judges import calibrated_judge
+    from checkbench.console.options import calibrated_judge
     from checkbench.convbench import api
 
     judge = calibrated_judge(ctx, run_dir, judge_id, calibration)

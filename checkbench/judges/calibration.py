@@ -61,6 +61,7 @@ __all__ = [
     "Method",
     "SplitFacts",
     "apply_calibration",
+    "store_calibrated_verdicts",
     "calibrated_verdicts",
     "fit_calibration",
     "load_calibration",
@@ -265,7 +266,7 @@ def fit_calibration(
     return report
 
 
-def apply_calibration(store: RunStore, name: str) -> list[Verdict]:
+def store_calibrated_verdicts(store: RunStore, name: str) -> list[Verdict]:
     """Grade with a calibration (kept in the run, or a JSON file): the calibrated judge's
     verdicts on every response its judge judged, stored in the run and returned."""
     calibration = load_calibration(store, name)
@@ -285,3 +286,13 @@ def apply_calibration(store: RunStore, name: str) -> list[Verdict]:
     }
     store.set_meta("judges", judges)
     return verdicts
+
+
+def apply_calibration(run_dir: str | Path, calibration: str | Path) -> Calibration:
+    """Grade a run with a calibration (its name in the run, or an exported JSON file): the
+    calibrated judge's verdicts are stored in the run under the calibration's name, which is
+    returned with the rest of the artefact."""
+    with RunStore.existing(run_dir, writer=True) as store:
+        artefact = load_calibration(store, str(calibration))
+        store_calibrated_verdicts(store, str(calibration))
+        return artefact

@@ -13,11 +13,11 @@ from checkbench.errors import InputError
 from checkbench.judges.calibration import (
     REPORT_RECORD,
     CalibrationFit,
-    apply_calibration,
     calibrated_verdicts,
     fit_calibration,
     load_calibration,
     split_items,
+    store_calibrated_verdicts,
 )
 from checkbench.judges.reference import CALIBRATION_RECORD, compare_verdicts, reference_agreement
 from checkbench.schema import Check, Item, Message, Response, Verdict
@@ -172,11 +172,11 @@ def test_the_artefact_round_trips_and_refuses_another_version(tmp_path: Path) ->
         other.put_response(response)
     other.put_verdicts(store.verdicts("cheap"))
     assert load_calibration(other, str(path)) == calibration
-    applied = apply_calibration(other, str(path))
+    applied = store_calibrated_verdicts(other, str(path))
     assert len(applied) == len(store.verdicts("cheap"))
     assert {v.judge for v in other.verdicts(report.name)} == {report.name}
     # Measured in the run, a calibrated judge leaves its training items out by itself.
-    apply_calibration(store, report.name)
+    store_calibrated_verdicts(store, report.name)
     measured = reference_agreement(store, report.name, "ref", b=B)
     assert measured.excluded_items == len(calibration.train_items)
     assert measured.agreement == report.after.agreement

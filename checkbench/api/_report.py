@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from checkbench.report.assemble import write_report
-from checkbench.report.run import report_options
+from checkbench.report.run import ReportOptions, report_options
 from checkbench.report.server import serve
 from checkbench.scoring import UnscoredPolicy
 
@@ -24,7 +25,7 @@ def report(
     judge id `judge` (default: every judge). Models are billed at the models-file prices the
     run stored; `prices` ("MODEL=INPUT,OUTPUT[,BATCH_DISCOUNT]" in USD per million tokens)
     override them. Returns the file written."""
-    return write_report(run_dir, out, report_options(judge, policy, prices, taxonomy))
+    return write_report(run_dir, out, _options(judge, policy, prices, taxonomy))
 
 
 def view(
@@ -39,4 +40,17 @@ def view(
 ) -> None:
     """Serve the report on http://127.0.0.1:PORT/ (item pages fetched on demand) until
     interrupted; `ready` receives the address once the server listens."""
-    serve(run_dir, report_options(judge, policy, prices, taxonomy), port=port, ready=ready)
+    serve(run_dir, _options(judge, policy, prices, taxonomy), port=port, ready=ready)
+
+
+def _options(
+    judge: str | None, policy: UnscoredPolicy, prices: Sequence[str], taxonomy: str | Path | None
+) -> ReportOptions:
+    """The report's options from their command-line spellings, the prices checked before the
+    taxonomy file is read (SCAN's loader: the report layer imports no protocol)."""
+    options = report_options(judge, policy, prices)
+    if taxonomy is None:
+        return options
+    from checkbench.scan.tree import load_taxonomy
+
+    return replace(options, taxonomy=load_taxonomy(taxonomy))

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
+from typing import Any
 
 from checkbench.errors import InputError
 from checkbench.llm.models_file import Price, parse_prices
-from checkbench.scan.tree import Taxonomy, load_taxonomy
 from checkbench.scoring import ItemScores, Scores, UnscoredPolicy, store_scores
 from checkbench.store import ItemHead, RunStore
 
@@ -22,13 +21,14 @@ points to `checkbench view`, which reads item records from the store a page at a
 @dataclass(frozen=True)
 class ReportOptions:
     """The judge to report (None: every judge), the unscored policy, the price table given
-    (over the models-file prices the run stored), the capability taxonomy (None: the one
-    stored in the run, if any) and the most items a report file embeds."""
+    (over the models-file prices the run stored), the capability taxonomy (a SCAN
+    `scan.tree.Taxonomy`, loaded by the caller; None: the one stored in the run, if any) and
+    the most items a report file embeds."""
 
     judge: str | None = None
     policy: UnscoredPolicy = "zero"
     prices: dict[str, Price] = field(default_factory=dict)
-    taxonomy: Taxonomy | None = None
+    taxonomy: Any = None
     embed_items: int = EMBED_ITEMS
 
 
@@ -36,17 +36,17 @@ def report_options(
     judge: str | None = None,
     policy: UnscoredPolicy = "zero",
     prices: Sequence[str] = (),
-    taxonomy: str | Path | None = None,
+    taxonomy: Any = None,
 ) -> ReportOptions:
-    """Options from their command-line spellings: prices "MODEL=INPUT,OUTPUT", a taxonomy
-    JSON file; bad ones raise InputError before anything is read or written."""
+    """Options from their command-line spellings: prices "MODEL=INPUT,OUTPUT" (a bad one
+    raises InputError before anything is read or written), and a loaded taxonomy."""
     if policy not in ("zero", "exclude"):
         raise InputError(f"unscored policy must be 'zero' or 'exclude', got {policy!r}")
     return ReportOptions(
         judge=judge,
         policy=policy,
         prices=parse_prices(prices),
-        taxonomy=load_taxonomy(taxonomy) if taxonomy is not None else None,
+        taxonomy=taxonomy,
     )
 
 

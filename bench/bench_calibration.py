@@ -49,7 +49,9 @@ def _args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def _sample(data, n: int, max_chars: int, seed: int) -> list[str]:
+def short_items(data, n: int, max_chars: int, seed: int) -> tuple[list[str], int]:
+    """A seeded draw of `n` item ids whose longest conversation plus answer fits `max_chars`
+    (the embedded judge's context), and how many fit."""
     items = {item.id: item for item in data.items}
     longest: dict[str, int] = {}
     for r in data.responses:
@@ -70,14 +72,14 @@ def _row(label: str, ra: ReferenceAgreement) -> str:
     a, r = ra.agreement, ra.ranking
     return (
         f"  {label:<28} {a.n:>5} {_stat(a.agreement)} {_stat(a.kappa)} "
-        f"{_stat(r.spearman)} {_stat(r.kendall_tau_b)} {_stat(r.max_abs_shift, 1)}"
+        f"{_stat(r.spearman)} {_stat(r.kendall_tau_b)} {_stat(r.largest_shift, 1)}"
     )
 
 
 def main() -> None:
     args = _args()
     data = load_fbbench_judgment_dir(args.data)
-    sample, eligible = _sample(data, args.items, args.max_chars, args.seed)
+    sample, eligible = short_items(data, args.items, args.max_chars, args.seed)
     models = sorted({r.model for r in data.responses})
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-calibration-"))
     store = RunStore(out)

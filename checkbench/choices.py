@@ -46,3 +46,18 @@ MissingVerdicts = Literal["pass", "unscored"]
 """What a constraint without a verdict in its critique becomes."""
 ScoreSource = Literal["verdicts", "stored"]
 """FB-Bench scores from the run's verdicts, or the imported files' own scores."""
+
+TagTurns = Literal["first", "all"]
+"""Which user turns SCAN's tagger reads as the task."""
+ChecklistChoice = Literal["full", "refined"]
+"""Score a run with its items' checklists, or with the refined ones `audit --write-refined`
+stored in it (no model call)."""
+FlagKind = Literal[
+    "all-pass", "all-fail", "negative", "disagree", "flip", "unscored", "duplicate", "placeholder"
+]
+"""Why an audit flags a check: passed or failed by every model, discriminates negatively,
+judges disagree, flips between samples, often unscored, near-duplicate of an earlier check of
+its item, placeholder or echoed text."""
+SimilarityBackend = Literal["auto", "ngrams", "wordllama"]
+"""How an audit embeds check texts: character n-gram TF-IDF, wordllama (the build extra), or
+auto (wordllama when installed and the texts are in spaced scripts, else n-grams)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -33,3 +34,22 @@ class InputError(CheckbenchError):
         if self.field:
             where += f": field '{self.field}'" if where else f"field '{self.field}'"
         return f"{where}: {self.message}" if where else self.message
+
+
+NO_SPACE = "no space left on device: free some space, then rerun the same command"
+SQLITE_FULL = 13
+"""SQLite's result code for a write that found the disk (or the file's size limit) full."""
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether `exc` says the disk is full: ENOSPC (or EDQUOT) from the OS, SQLITE_FULL from
+    SQLite."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    return getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL
+
+
+def full_disk_error(exc: BaseException, path: str | Path | None = None) -> InputError:
+    """The one line for a full disk, naming the file that could not be written."""
+    where = path if path is not None else getattr(exc, "filename", None)
+    return InputError(NO_SPACE, path=where)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -12,10 +13,89 @@ from typing import Any, TextIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from checkbench.errors import InputError
+from checkbench.errors import InputError, disk_full, full_disk_error
 from checkbench.inputs import first_non_blank, input_file, iter_input_lines, read_input_text
 
 M = TypeVar("M", bound=BaseModel)
+MAX_DEPTH = 128
+"""How deep arrays and objects may nest in any input file: deeper is refused, not recursed into."""
+
+
+def nested_too_deep(data: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists and dicts nest more than `limit` levels (walked without recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
+def check_depth(
+    data: Any, text: str, path: str | Path, line: int | None = None, limit: int = MAX_DEPTH
+) -> Any:
+    """`data` parsed from `text`; nesting deeper than `limit` is a located InputError."""
+    many = isinstance(data, dict | list) and text.count("[") + text.count("{") > limit
+    if many and nested_too_deep(data, limit):
+        raise InputError(too_deep(limit), path=path, line=line)
+    return data
+
+
+def too_deep(limit: int = MAX_DEPTH) -> str:
+    return f"arrays and objects nested more than {limit} levels deep"
+
+
+def loads(
+    text: str | bytes,
+    path: str | Path,
+    line: int | None = None,
+    *,
+    limit: int = MAX_DEPTH,
+    **kw: Any,
+) -> Any:
+    """json.loads bounded in depth: nesting past `limit` is a located InputError, never a
+    RecursionError. A JSONDecodeError passes through for the caller to locate."""
+    try:
+        data = json.loads(text, **kw)
+    except RecursionError:
+        raise InputError(too_deep(limit), path=path, line=line) from None
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    check_depth(data, text, path, line, limit)
+    if _SURROGATE_ESCAPE.search(text) and (field := lone_surrogate(data)) is not None:
+        if line is None and isinstance(data, list):  # a JSON list: its record's number
+            first, _, field = field.partition(".")
+            line = int(first) + 1
+        raise InputError(LONE_SURROGATE, path=path, line=line, field=field or None)
+    return data
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+LONE_SURROGATE = "holds a lone surrogate (a \\ud800-\\udfff escape), which is not text"
+
+
+def lone_surrogate(data: Any) -> str | None:
+    """The dotted path of the first string (or key) holding a lone surrogate, else None."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return where
+            continue
+        if not isinstance(value, dict | list):
+            continue
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, child in reversed(list(pairs)):
+            at = f"{where}.{key}" if where else str(key)
+            if isinstance(key, str) and lone_surrogate(key) is not None:
+                return at
+            stack.append((child, at))
+    return None
 
 
 def field_path(error: ValidationError) -> tuple[str, str]:
@@ -39,7 +119,7 @@ def _filled_lines(path: Path) -> Iterator[tuple[int, str]]:
 def _record(line: str, path: Path, number: int) -> dict[str, Any]:
     """The object on one line; malformed JSON or another value raises InputError."""
     try:
-        record = json.loads(line)
+        record = loads(line, path, number)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})", path=path, line=number) from None
     if not isinstance(record, dict):
@@ -56,7 +136,7 @@ def iter_json_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def parse_json_text(text: str, path: Path) -> Any:
     """The data of a whole JSON file's text; malformed JSON is a located InputError."""
     try:
-        return json.loads(text)
+        return loads(text, path)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
 
@@ -104,7 +184,9 @@ def iter_models(path: str | Path, model: type[M]) -> Iterator[tuple[int, M]]:
     for number, line in _filled_lines(path):
         try:
             value = model.model_validate_json(line)
-        except ValidationError:
+            if line.count("[") + line.count("{") > MAX_DEPTH:
+                _record(line, path, number)
+        except (ValidationError, RecursionError):
             value = validate(model, _record(line, path, number), path=path, line=number)
         yield number, value
 
@@ -132,8 +214,9 @@ _FILE_MODE = _umasked(0o666)
 
 
 @contextmanager
-def atomic_write(path: str | Path) -> Iterator[TextIO]:
-    """A UTF-8 text handle whose content replaces `path` only once the block ends cleanly.
+def atomic_write(path: str | Path, encoding: str = "utf-8") -> Iterator[TextIO]:
+    """A text handle (UTF-8 unless told) whose content replaces `path` only once the block
+    ends cleanly.
 
     Readers see the old file or the complete new one, never half; on error nothing is written.
     """
@@ -141,18 +224,20 @@ def atomic_write(path: str | Path) -> Iterator[TextIO]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding=encoding) as handle:
             yield handle
         os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if disk_full(exc):
+            raise full_disk_error(exc, path) from None
         raise
 
 
-def write_text_atomic(path: str | Path, text: str) -> None:
+def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8") -> None:
     """Replace the file's content with `text` atomically."""
-    with atomic_write(path) as handle:
+    with atomic_write(path, encoding) as handle:
         handle.write(text)
 
 

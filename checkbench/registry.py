@@ -71,12 +71,34 @@ class RunScorer:
     fits: Callable[[Any], bool]
     """Whether a run store's items are scored by this protocol (`--protocol auto`)."""
     score: Callable[..., Any]
-    """(store, judge, *, policy) -> the scores of `judge`'s verdicts in the run store."""
+    """(store, judge, settings=None, *, checklists=None, headline=False) -> the scores of
+    `judge`'s verdicts in the run store, by the `scoring.ScoringSettings` given (None: the
+    protocol's defaults); `checklists` (`scoring.refined`'s, the refined items by their kept
+    checks) over `settings.checklist`; with `headline`, without what only the tables show,
+    e.g. breakdowns."""
     show: Callable[[Any], None]
     """Prints the scores in the terminal as `run` shows them: a line naming the protocol,
     then its tables."""
     command: str
     """The command that shows the scores again from the run directory, e.g. "leaderboard"."""
+    paired: Callable[[Any], Any] | None = None
+    """(store) -> the `scoring.ScoreLayout` of how its score weighs the run's items, which a
+    paired comparison (`checkbench compare`) follows; None: the mean of item scores."""
+
+
+@dataclass(frozen=True)
+class ScoreStrata:
+    """How a protocol's score averages item scores: the mean of the means of strata. The
+    commands that rank models on a subset of items (`scan navigate`) follow it, and a sampled
+    slice keeps the strata in proportion."""
+
+    ranked_by: str
+    """What the ranking is by, as the table and the JSON say it."""
+    fits: Callable[[Sequence[Any]], bool]
+    """Whether these items are the protocol's."""
+    stratum: Callable[[Mapping[str, Sequence[str]]], str | None]
+    """An item's stratum by its tags, e.g. FB-Bench's (scenario, task) group; None when the
+    item is not the protocol's."""
 
 
 Section = Callable[[Any], Any]
@@ -106,6 +128,7 @@ class Protocol:
     """The record kinds (`store.RecordKind`) of judge-quality results it stores per judge,
     shown in the report's Judges section beside calibration and agreement."""
     scorer: RunScorer | None = None
+    score_strata: ScoreStrata | None = None
 
 
 @cache
@@ -151,3 +174,20 @@ def run_scorer(store: Any, name: str = "auto") -> RunScorer:
         if scorer.fits(store):
             return scorer
     raise LookupError("no protocol scores this run")
+
+
+def score_strata(items: Sequence[Any]) -> ScoreStrata | None:
+    """The strata of the first protocol whose score these items are ranked by, or None (the
+    plain mean of items)."""
+    for p in protocols():
+        if p.score_strata is not None and p.score_strata.fits(items):
+            return p.score_strata
+    return None
+
+
+def stratum(tags: Mapping[str, Sequence[str]]) -> str:
+    """The stratum of an item's tags: the first protocol's that places it ("" when none)."""
+    for p in protocols():
+        if p.score_strata is not None and (found := p.score_strata.stratum(tags)) is not None:
+            return found
+    return ""

@@ -26,6 +26,24 @@ class Message(_Model):
     role: Role
     content: str
 
+    @field_validator("content")
+    @classmethod
+    def _text(cls, content: str) -> str:
+        return text_only(content)
+
+
+def text_only(value: str) -> str:
+    """`value`, refused when it holds a lone surrogate (a "\\ud800" escape in JSON), which
+    cannot be written as UTF-8 nor sent to a model."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = value[exc.start]
+        raise ValueError(
+            f"holds a lone surrogate (\\u{ord(bad):04x} at character {exc.start}), not text"
+        ) from None
+    return value
+
 
 def located_error(loc: tuple[str | int, ...], message: str, value: Any) -> ValidationError:
     """A validation error at `loc` (relative to the model being validated), for a validator
@@ -44,6 +62,13 @@ class Check(_Model):
     weight: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     source: str = "instruction"
     categories: list[str] = Field(default_factory=list)
+
+    @field_validator("weight", mode="before")
+    @classmethod
+    def _not_boolean(cls, weight: object) -> object:
+        if isinstance(weight, bool):
+            raise ValueError(f"a weight is a number, not {str(weight).lower()}")
+        return weight
 
 
 class GenerationHints(_Model):
@@ -181,6 +206,8 @@ class Verdict(_Model):
     p_yes: float | None = None
     reason: str = ""
     raw: str | None = None
+    decided_by: str | None = None
+    """In a cascade's verdicts (judges.cascade), the judge that gave this one."""
 
 
 class PairVerdict(_Model):

@@ -16,7 +16,7 @@ from checkbench.lazy import lazy_exports
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     # functions, one per CLI command
-    "checkbench.api._evaluate": ("Protocol", "leaderboard"),
+    "checkbench.api._evaluate": ("leaderboard",),
     "checkbench.evaluation.flow": (
         "JudgingResult",
         "RunResult",
@@ -26,8 +26,21 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "prepare_run",
         "run",
     ),
-    "checkbench.api._judges": ("calibrate", "reference_agreement"),
+    "checkbench.api._judges": ("calibrate", "reference_agreement", "export_labels"),
+    "checkbench.compare": (
+        "CompareSettings",
+        "Comparison",
+        "Delta",
+        "FlippedCheck",
+        "Flips",
+        "MovedItem",
+        "TagDelta",
+        "compare",
+        "compare_each",
+    ),
+    "checkbench.api._cascade": ("cascade",),
     "checkbench.api._report": ("report", "view"),
+    "checkbench.api._audit": ("audit",),
     # settings and results
     "checkbench.distributed": ("Executor", "RayExecutor"),
     "checkbench.generation.requests": ("GenerationSettings",),
@@ -39,13 +52,18 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SplitFacts",
     ),
     "checkbench.judges.checklist": ("JudgeSettings",),
+    "checkbench.judges.cascade": ("CascadeSettings", "CascadeSummary"),
     "checkbench.judges.human": ("JudgeAgreement", "judge_agreement"),
     "checkbench.judges.reference": ("ModelShift", "RankingEffect", "ReferenceAgreement"),
     "checkbench.llm": ("ModelOptions",),
     "checkbench.scoring.settings": ("ScoringSettings",),
     "checkbench.steps.progress": ("ProgressSink",),
     "checkbench.steps.stage": ("StageSummary",),
+    "checkbench.audit.run": ("AuditReport",),
+    "checkbench.audit.settings": ("AuditSettings",),
     "checkbench.store": ("RunStore",),
+    "checkbench.steps.slices": ("Slice",),
+    "checkbench.steps.budget": ("CostLimit", "OverBudget"),
 }
 """module -> the names the API takes from it, beside the protocols' own."""
 for _protocol in registry.protocols():

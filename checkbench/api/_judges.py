@@ -10,7 +10,7 @@ from pathlib import Path
 
 from checkbench.errors import InputError
 from checkbench.inputs import input_file, output_file
-from checkbench.jsonl import write_text_atomic
+from checkbench.jsonl import write_jsonl, write_text_atomic
 from checkbench.judges import calibration as calib
 from checkbench.judges.calibration import CalibrationFit, CalibrationReport
 from checkbench.judges.reference import (
@@ -23,6 +23,7 @@ from checkbench.schema import Verdict
 from checkbench.scoring import UnscoredPolicy
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.store import RunStore
+from checkbench.store.labels import human_judge, labels, model_judges
 
 
 def _check_judge(store: RunStore, judge: str, field: str = "judge_id") -> None:
@@ -59,7 +60,7 @@ def reference_agreement(
     b: int = DEFAULT_B,
     seed: int = DEFAULT_SEED,
 ) -> list[ReferenceAgreement]:
-    """Each named judge (default: every judge of the run but the reference) against the
+    """Each named judge (default: every judge of the run but the reference and people) against the
     reference judge `reference` of the run, or against the verdicts of `reference_file`
     (JSONL lines item_id, model, check_id, passed): per-check agreement, and the model scores,
     their ranking and the largest shift when the judge replaces the reference. A calibrated
@@ -72,7 +73,7 @@ def reference_agreement(
             _check_judge(store, judge)
             if judge == name:
                 raise InputError(f"judge {judge!r} is the reference itself", field="judge_id")
-        chosen = list(judges) or [j for j in store.judges() if j != name]
+        chosen = list(judges) or [j for j in model_judges(store.judges()) if j != name]
         if not chosen:
             raise InputError(
                 "no judge to compare with the reference: judge the run first", path=run_dir
@@ -128,3 +129,16 @@ def calibrate(run_dir: str | Path, fit: CalibrationFit) -> CalibrationReport:
             artefact = calib.load_calibration(store, report.name)
             write_text_atomic(fit.export, artefact.model_dump_json(indent=2) + "\n")
         return report
+
+
+def export_labels(run_dir: str | Path, out: str | Path, *, annotator: str | None = None) -> int:
+    """Write the human labels of the run (of one annotator, when named) to `out` as JSONL,
+    atomically, one label a line: item_id, model, sample, check_id, passed (the human-verdict
+    format `agreement --human FILE` reads), with annotator, judge, note, at (seconds since the
+    epoch) and queue_reason. Returns how many lines were written."""
+    if annotator is not None:
+        human_judge(annotator)
+    output_file(out)
+    with RunStore.existing(run_dir) as store:
+        found = labels(store, annotator)
+    return write_jsonl(out, [label.model_dump() | {"judge": label.judge} for label in found])

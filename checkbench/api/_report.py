@@ -37,10 +37,13 @@ def view(
     prices: Sequence[str] = (),
     taxonomy: str | Path | None = None,
     ready: Callable[[str], None] = print,
+    annotator: str | None = None,
 ) -> None:
     """Serve the report on http://127.0.0.1:PORT/ (item pages fetched on demand) until
-    interrupted; `ready` receives the address once the server listens."""
-    serve(run_dir, _options(judge, policy, prices, taxonomy), port=port, ready=ready)
+    interrupted; `ready` receives the address once the server listens. With `annotator` also
+    the labelling page /annotate, whose labels go into the run as judge `human:ANNOTATOR`."""
+    options = _options(judge, policy, prices, taxonomy)
+    serve(run_dir, options, port=port, ready=ready, annotator=annotator)
 
 
 def _options(

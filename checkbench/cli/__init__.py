@@ -3,6 +3,8 @@ sub-app, mounted from the registry; thin layers over the Python API."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from importlib.metadata import version
 from typing import Annotated
@@ -12,11 +14,28 @@ from typer import _click
 
 from checkbench import registry
 from checkbench.console import Group, err_console, fail, usage_line
-from checkbench.errors import CheckbenchError
+from checkbench.errors import CheckbenchError, disk_full, full_disk_error
 from checkbench.registry import Alias
 
 INTERRUPTED = 130
 """Exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
+COMMAND_ORDER = (
+    "run",
+    "generate",
+    "judge",
+    "leaderboard",
+    "compare",
+    "report",
+    "view",
+    "calibrate",
+    "agreement",
+    "audit",
+    "export-labels",
+)
+"""The core commands in --help in the order a user meets them; the protocols' sub-apps follow
+in the order they are registered."""
 
 
 class Root(Group):
@@ -25,6 +44,11 @@ class Root(Group):
 
     def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, renamed(args, registry.aliases()))
+
+    def list_commands(self, ctx: _click.Context) -> list[str]:
+        names = super().list_commands(ctx)
+        first = [name for name in COMMAND_ORDER if name in names]
+        return first + [name for name in names if name not in first]
 
 
 def renamed(args: list[str], aliases: list[Alias]) -> list[str]:
@@ -73,13 +97,18 @@ def main() -> None:
     """Entry point: user errors and command-line mistakes become one line on stderr and exit
     code 2."""
     from checkbench.cli import commands  # noqa: F401  (registers the commands)
+    from checkbench.steps.budget import OverBudget
 
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         code = app(prog_name="checkbench", standalone_mode=False)
     except _click.exceptions.NoArgsIsHelpError:
         sys.exit(2)  # the help is printed already
     except _click.exceptions.UsageError as exc:
         fail(usage_line(exc))
+    except OverBudget as exc:  # before CheckbenchError: its own exit code
+        err_console.print(str(exc), markup=False, highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
     except CheckbenchError as exc:
         fail(str(exc))
     except typer.Abort:
@@ -87,12 +116,32 @@ def main() -> None:
         sys.exit(1)
     except KeyboardInterrupt:
         _interrupted()
+    except Exception as exc:
+        if not disk_full(exc):  # a full disk met anywhere is one line; anything else a bug
+            raise
+        fail(str(full_disk_error(exc)))
     if code == INTERRUPTED:  # typer turns Ctrl-C inside a command into this exit code
         _interrupted()
     sys.exit(code if isinstance(code, int) else 0)
 
 
+_stopped_by: list[int] = []
+"""The signal that stopped the command, when SIGTERM did (Ctrl-C otherwise)."""
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    """SIGTERM stops a command the way Ctrl-C does: what it finished is kept."""
+    _stopped_by.append(signum)
+    raise KeyboardInterrupt
+
+
 def _interrupted() -> None:
-    """Ctrl-C: finished calls are in the run store, so the same command picks up from there."""
-    err_console.print("interrupted: rerun the same command to resume", highlight=False)
-    sys.exit(INTERRUPTED)
+    """Ctrl-C or SIGTERM: finished calls are in the run store, so the same command picks up
+    from there. The exit does not wait for calls still in flight in worker threads: their
+    answers would be thrown away (exit code 128 + the signal's number, as shells report it)."""
+    signum = _stopped_by[0] if _stopped_by else signal.SIGINT
+    word = "terminated" if signum == signal.SIGTERM else "interrupted"
+    err_console.print(f"{word}: rerun the same command to resume", highlight=False)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(128 + signum)

@@ -4,6 +4,8 @@ mounts each registered protocol's sub-app."""
 from checkbench import registry
 from checkbench.cli import (  # noqa: F401
     app,
+    audit,
+    compare,
     evaluate,
     generate,
     judges,

@@ -10,13 +10,23 @@ import typer
 from rich.markup import escape
 
 from checkbench import api, registry
-from checkbench.choices import ScoringProtocol
+from checkbench.choices import ChecklistChoice, ScoringProtocol
 from checkbench.cli import app
+from checkbench.cli.cascade import (
+    Band,
+    BudgetCalls,
+    CascadeCalibration,
+    CascadeReference,
+    EscalateTo,
+    TargetAgreement,
+    run_cascade,
+)
+from checkbench.console import err_console
 from checkbench.console.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
-    AsJson,
+    AsJsonAlias,
     CalibrationName,
     ExecutorChoice,
     Format,
@@ -27,25 +37,36 @@ from checkbench.console.options import (
     Models,
     RayAddress,
     Samples,
+    TableFormat,
     Temperature,
     Unscored,
     calibrated_judge,
+    output_format,
+    with_cost_limit,
     with_model_options,
+    with_slice,
+    with_slice_and_models,
 )
 from checkbench.console.render import (
     console,
     exit_if_all_failed,
+    note_scope,
     print_tally,
     report_hint,
 )
 from checkbench.distributed import executor_named
+from checkbench.errors import InputError
 from checkbench.fbbench.cli import show_leaderboard
 from checkbench.llm import ModelOptions
+from checkbench.steps.budget import NO_LIMIT, CostLimit
 from checkbench.steps.progress import RichProgress
+from checkbench.steps.slices import WHOLE_SLICE, Slice
 
 
 @app.command()
 @with_model_options
+@with_slice_and_models
+@with_cost_limit
 def judge(
     run_dir: Annotated[Path, typer.Argument(help="Run directory made by `generate`.")],
     judge_model: JudgeModel = DEFAULT_MODEL,
@@ -53,10 +74,41 @@ def judge(
     language: JudgeLanguage = "auto",
     executor: ExecutorChoice = "local",
     ray_address: RayAddress = None,
+    escalate_to: EscalateTo = None,
+    band: Band = None,
+    target_agreement: TargetAgreement = None,
+    reference_judge: CascadeReference = None,
+    budget_calls: BudgetCalls = None,
+    calibration: CascadeCalibration = None,
     options: ModelOptions = DEFAULT_OPTIONS,
+    slice_: Slice = WHOLE_SLICE,
+    cost: CostLimit = NO_LIMIT,
 ) -> None:
     """Judge every response of a run against its item's checklist; exits 1 when every call
-    it made failed."""
+    it made failed.
+
+    The slice flags judge a part of the run; at --max-cost it stops with exit code 3. With
+    --escalate-to, judge as a cascade: the --judge model grades every check by P(yes) and the
+    checks it is unsure of go to the stronger model."""
+    if escalate_to is not None and (not slice_.whole or cost.max_cost is not None):
+        flag = "--max-cost" if cost.max_cost is not None else "a slice flag"
+        raise InputError(
+            f"a cascade (--escalate-to) judges the whole run: {flag} does not apply to it; "
+            "bound the strong judge with --budget-calls",
+            field="--escalate-to",
+        )
+    cascade = {"band": band, "target_agreement": target_agreement, "budget_calls": budget_calls}
+    if run_cascade(
+        run_dir,
+        judge_model,
+        escalate_to,
+        **cascade,
+        reference_judge=reference_judge,
+        calibration=calibration,
+        language=language,
+        options=options,
+    ):
+        return
     with RichProgress() as progress:
         result = api.judge(
             run_dir,
@@ -65,6 +117,8 @@ def judge(
             options=options,
             progress=progress,
             executor=executor_named(executor, ray_address),
+            slice_=slice_,
+            cost=cost,
         )
     print_tally([result.stage], result.tally)
     command = registry.run_scorers()[result.protocol].command
@@ -82,22 +136,41 @@ def leaderboard(
     stored_scores: Annotated[
         bool, typer.Option(help="Use imported files' own scores, not the verdicts.")
     ] = False,
-    as_json: AsJson = False,
+    as_json: AsJsonAlias = False,
     breakdowns: Annotated[bool, typer.Option(help="Also print breakdown tables.")] = True,
+    min_score: Annotated[
+        float | None,
+        typer.Option(help="Exit 1 when a model's overall score is below this (0-100): a CI gate."),
+    ] = None,
+    checklist: Annotated[
+        ChecklistChoice,
+        typer.Option(
+            help="Score with the items' checklists (full) or with the refined ones that "
+            "`audit --write-refined` stored in the run (no model call)."
+        ),
+    ] = "full",
+    table_format: TableFormat = "table",
 ) -> None:
     """FB-Bench scores per model with 95% bootstrap intervals, n and unscored counts."""
     board = api.leaderboard(
         run_dir,
         judge=calibrated_judge(ctx, run_dir, judge_id, calibration),
         settings=api.ScoringSettings(
-            policy=unscored_policy, source="stored" if stored_scores else "verdicts"
+            policy=unscored_policy,
+            source="stored" if stored_scores else "verdicts",
+            checklist=checklist,
         ),
     )
-    show_leaderboard(board, as_json, breakdowns)
+    note_scope(run_dir, board.judge)
+    show_leaderboard(board, output_format(table_format, as_json), breakdowns)
+    if min_score is not None:
+        exit_if_below(board, min_score)
 
 
 @app.command()
 @with_model_options
+@with_slice
+@with_cost_limit
 def run(
     bench: Annotated[Path, typer.Argument(help="Benchmark file.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory.")],
@@ -123,8 +196,11 @@ def run(
     executor: ExecutorChoice = "local",
     ray_address: RayAddress = None,
     options: ModelOptions = DEFAULT_OPTIONS,
+    slice_: Slice = WHOLE_SLICE,
+    cost: CostLimit = NO_LIMIT,
 ) -> None:
-    """Generate, judge and score in one go, by the benchmark's protocol."""
+    """Generate, judge and score in one go, by the benchmark's protocol (on a slice of it);
+    exits 3 at the cost limit."""
     with RichProgress() as progress:
         result = api.run(
             bench,
@@ -140,6 +216,8 @@ def run(
             options=options,
             progress=progress,
             executor=executor_named(executor, ray_address),
+            slice_=slice_,
+            cost=cost,
         )
     print_tally(result.stages, result.tally, failures=True)
     scorer = registry.run_scorers()[result.protocol]
@@ -158,3 +236,17 @@ def print_next_steps(out: Path, command: str, judge: str | None, judges: list[st
         + report_hint(out),
         highlight=False,
     )
+
+
+def exit_if_below(board: api.FBBenchLeaderboard, min_score: float) -> None:
+    """`--min-score`: name each model whose overall score is below it (or undefined) on
+    stderr and exit 1."""
+    below = [row for row in board.rows if row.overall is None or row.overall < min_score]
+    for row in below:
+        err_console.print(
+            f"below --min-score {min_score:g}: {escape(row.model)} ({row.overall})",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if below:
+        raise typer.Exit(1)

@@ -19,16 +19,22 @@ from checkbench.console.options import (
     RayAddress,
     Samples,
     Temperature,
+    with_cost_limit,
     with_model_options,
+    with_slice,
 )
 from checkbench.console.render import exit_if_all_failed, print_stages
 from checkbench.distributed import executor_named
 from checkbench.llm import ModelOptions
+from checkbench.steps.budget import NO_LIMIT, CostLimit
 from checkbench.steps.progress import RichProgress
+from checkbench.steps.slices import WHOLE_SLICE, Slice
 
 
 @app.command()
 @with_model_options
+@with_slice
+@with_cost_limit
 def generate(
     bench: Annotated[
         Path, typer.Argument(help="Benchmark file (JSONL of Items, or FB-Bench JSON).")
@@ -45,8 +51,11 @@ def generate(
     executor: ExecutorChoice = "local",
     ray_address: RayAddress = None,
     options: ModelOptions = DEFAULT_OPTIONS,
+    slice_: Slice = WHOLE_SLICE,
+    cost: CostLimit = NO_LIMIT,
 ) -> None:
-    """Run one or more candidate models over the items of BENCH into a run directory."""
+    """Run one or more candidate models over the items of BENCH (of a slice of it) into a run
+    directory; exits 3 at the cost limit."""
     settings = api.GenerationSettings(
         temperature=temperature, max_tokens=max_tokens, seed=seed, samples=samples
     )
@@ -60,6 +69,8 @@ def generate(
             options=options,
             progress=progress,
             executor=executor_named(executor, ray_address),
+            slice_=slice_,
+            cost=cost,
         )
     print_stages(out, [summary], failures=True)
     exit_if_all_failed([summary])

@@ -4,22 +4,29 @@ judge's), with their terminal output."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich import box
-from rich.table import Table
 from typer import _click
 
 from checkbench import api
 from checkbench.choices import CalibrationMethod as Method
 from checkbench.choices import Decision
 from checkbench.cli import app
-from checkbench.console.options import AsJson, JudgeIds, ReferenceFile, ReferenceJudge, Unscored
-from checkbench.console.render import console, estimate_cell, estimate_inline, stat
+from checkbench.console.options import (
+    AsJsonAlias,
+    JudgeIds,
+    ReferenceFile,
+    ReferenceJudge,
+    TableFormat,
+    Unscored,
+    output_format,
+)
+from checkbench.console.render import console, estimate_inline
+from checkbench.console.tables import Cell, Column, Grid, cell, estimate, show, stat_cell
 from checkbench.stats.notation import RATE_DIGITS, SCORE_DIGITS
 
 if TYPE_CHECKING:
@@ -78,7 +85,8 @@ def calibrate(
     export: Annotated[
         Path | None, typer.Option(help="Write the calibration artefact (JSON) to this file.")
     ] = None,
-    as_json: AsJson = False,
+    as_json: AsJsonAlias = False,
+    table_format: TableFormat = "table",
 ) -> None:
     """Calibrate a log-prob judge's P(yes) to a reference judge (after RocketEval).
 
@@ -102,10 +110,12 @@ def calibrate(
         export=export,
     )
     report = api.calibrate(run_dir, fit)
-    if as_json:
-        print(report.model_dump_json(indent=2))
+    fmt = output_format(table_format, as_json)
+    if fmt == "table":
+        print_calibration_facts(report)
+    show(calibration_grids(report), fmt, console, lambda: report.model_dump(mode="json"))
+    if fmt != "table":
         return
-    print_calibration(report)
     done = [f"calibration kept in the run as [bold]{report.name}[/]"]
     if apply:
         done.append("its verdicts stored")
@@ -120,13 +130,17 @@ def agreement(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with judge verdicts.")],
     human: Annotated[
         Path | None,
-        typer.Option(help="JSONL of human verdicts: item_id, model, check_id, passed."),
+        typer.Option(
+            help="JSONL of human verdicts: item_id, model, check_id, passed; or human:NAME, "
+            "the labels NAME gave in the run (`view --annotate`)."
+        ),
     ] = None,
     reference_judge: ReferenceJudge = None,
     reference_file: ReferenceFile = None,
     judge_id: JudgeIds = None,
     unscored_policy: Unscored = "zero",
-    as_json: AsJson = False,
+    as_json: AsJsonAlias = False,
+    table_format: TableFormat = "table",
 ) -> None:
     """Judges' agreement per check with human verdicts, or with a reference judge.
 
@@ -146,10 +160,12 @@ def agreement(
                 "--human takes no --reference-judge or --reference-file: run them apart", ctx
             )
         results = api.judge_agreement(run_dir, human, judges=judge_id or ())
-        if as_json:
-            print(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
-        else:
-            print_human_agreement(results)
+        show(
+            [human_grid(results)],
+            output_format(table_format, as_json),
+            console,
+            lambda: [r.model_dump(mode="json") for r in results],
+        )
         return
     shifts = api.reference_agreement(
         run_dir,
@@ -158,26 +174,56 @@ def agreement(
         judges=judge_id or (),
         policy=unscored_policy,
     )
-    if as_json:
-        print(json.dumps([r.model_dump(mode="json") for r in shifts], indent=2))
-        return
-    for result in shifts:
-        print_reference_agreement(result)
+    show(
+        [models_grid(result) for result in shifts],
+        output_format(table_format, as_json),
+        console,
+        lambda: [r.model_dump(mode="json") for r in shifts],
+    )
+
+
+@app.command("export-labels")
+def export_labels(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory with human labels.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="JSONL file to write.")],
+    annotator: Annotated[
+        str | None, typer.Option(help="Only this person's labels (default: everyone's).")
+    ] = None,
+) -> None:
+    """Write the labels people gave in `view --annotate` as JSONL (atomically).
+
+    One label a line: item_id, model, sample (unless 0), check_id, passed (what `agreement
+    --human FILE` reads), with annotator, judge (human:NAME), note, at (seconds since the
+    epoch, UTC) and the queue's reason for offering the check.
+    """
+    written = api.export_labels(run_dir, out, annotator=annotator)
+    console.print(f"{written} labels written to [bold]{out}[/]", highlight=False)
+
+
+FEW = 10
+"""Below this many units, a figure is marked FEW_MARK: its interval says little."""
+FEW_MARK = "*"
+FEW_NOTE = (
+    f"{FEW_MARK} over fewer than {FEW} units (checks, items or models): its interval says little"
+)
+
+
+def _few(value: Stat | None) -> str:
+    return FEW_MARK if value is not None and value.value is not None and value.n < FEW else ""
 
 
 def inline(value: Stat | None, digits: int = RATE_DIGITS) -> str:
-    """A statistic and its interval on one line: 0.833 [0.71, 0.95]; "-" where undefined."""
+    """A statistic and its interval on one line: 0.833 [0.71, 0.95]; "-" where undefined;
+    marked FEW_MARK over fewer than FEW units."""
     if value is None:
         return estimate_inline(None, None, None)
-    return estimate_inline(value.value, value.low, value.high, digits)
+    return estimate_inline(value.value, value.low, value.high, digits, value.why) + _few(value)
 
 
-def _score(value: Stat) -> str:
-    return estimate_cell(value.value, value.low, value.high)
-
-
-def _shift(value: Stat) -> str:
-    return estimate_cell(value.value, value.low, value.high, signed=True)
+def _flagged(value: Stat | None, digits: int = RATE_DIGITS) -> Cell:
+    """A table cell of a statistic, marked FEW_MARK over fewer than FEW units."""
+    shown = stat_cell(value, digits)
+    return replace(shown, value=shown.value + _few(value))
 
 
 def _rank(rank: float) -> str:
@@ -188,13 +234,22 @@ def agreement_line(result: ReferenceAgreement) -> str:
     """Per-check agreement with the reference, with intervals and what was not counted."""
     a = result.agreement
     parts = ", ".join(
-        f"{name} {inline(getattr(a, name))}"
-        for name in ("agreement", "kappa", "alpha", "sensitivity", "specificity")
+        f"{name.replace('_', ' ')} {inline(getattr(a, name))}"
+        for name in (
+            "agreement",
+            "kappa",
+            "balanced_accuracy",
+            "alpha",
+            "sensitivity",
+            "specificity",
+        )
     )
+    base = f"{a.base_rate:.3f}" if a.base_rate is not None else "-"
+    few = f" ({FEW_NOTE})" if FEW_MARK in parts else ""
     return (
-        f"agreement ({a.n} checks, {a.clusters} items): {parts}; unscored {a.unscored} by the "
-        f"judge, {a.gold_missing} by the reference; only the reference {a.only_human}, only "
-        f"the judge {a.only_judge}"
+        f"agreement ({a.n} checks, {a.clusters} items; the reference passes {base}): {parts}; "
+        f"unscored {a.unscored} by the judge, {a.gold_missing} by the reference; only the "
+        f"reference {a.only_reference}, only the judge {a.only_judge}{few}"
     )
 
 
@@ -202,89 +257,99 @@ def ranking_line(result: ReferenceAgreement) -> str:
     """What replacing the reference by the judge does to the model ranking."""
     r = result.ranking
     policy = "count as 0" if r.policy == "zero" else "left out"
-    largest = inline(r.max_abs_shift, SCORE_DIGITS)
-    model = f" ({r.max_shift_model})" if r.max_shift_model else ""
+    largest = inline(r.largest_shift, SCORE_DIGITS)
+    model = f" ({r.largest_shift_model})" if r.largest_shift_model else ""
     models = f"{len(r.models)} model" + ("" if len(r.models) == 1 else "s")
-    return (
-        f"ranking ({r.items} items, {r.responses} responses, {models}): "
+    figures = (
         f"Spearman {inline(r.spearman)}, Kendall tau_b {inline(r.kendall_tau_b)}, largest "
-        f"shift {largest} points{model}; unscored responses {r.judge_unscored} by the judge, "
-        f"{r.reference_unscored} by the reference ({policy})"
+        f"shift {largest} points{model}"
+    )
+    few = f" ({FEW_NOTE})" if FEW_MARK in figures else ""
+    return (
+        f"ranking ({r.items} items, {r.responses} responses, {models}): {figures}; unscored "
+        f"responses {r.judge_unscored} by the judge, {r.reference_unscored} by the reference "
+        f"({policy}){few}"
     )
 
 
-def models_table(title: str, models: list[ModelShift]) -> Table:
+def _models_grid(title: str, models: list[ModelShift], notes: list[str]) -> Grid:
     """Per model: its score under the reference and under the judge, the shift, the ranks."""
-    table = Table(
-        title=title,
-        caption="scores 0-100 with 95% bootstrap intervals over items; shift = judge - "
-        "reference; rank 1 = best",
-        box=box.SIMPLE_HEAD,
-    )
-    table.add_column("model", overflow="fold")
-    for column in ("items", "reference", "judge", "shift", "rank ref -> judge"):
-        table.add_column(column, justify="right")
-    for m in sorted(models, key=lambda m: (m.reference_rank, m.model)):
-        table.add_row(
-            m.model,
-            str(m.items),
-            _score(m.reference),
-            _score(m.judge),
-            _shift(m.shift),
-            f"{_rank(m.reference_rank)} -> {_rank(m.judge_rank)}",
-        )
-    return table
+    columns = [Column("model", numeric=False)]
+    columns += [Column(name) for name in ("items", "reference", "judge", "shift")]
+    columns.append(Column("rank ref -> judge"))
+    rows = [
+        [
+            cell(m.model),
+            cell(m.items),
+            estimate(m.reference.value, m.reference.low, m.reference.high),
+            estimate(m.judge.value, m.judge.low, m.judge.high),
+            estimate(m.shift.value, m.shift.low, m.shift.high, signed=True),
+            cell(f"{_rank(m.reference_rank)} -> {_rank(m.judge_rank)}"),
+        ]
+        for m in sorted(models, key=lambda m: (m.reference_rank, m.model))
+    ]
+    notes = [
+        *notes,
+        "scores 0-100 with 95% bootstrap intervals over items; shift = judge - reference; "
+        "rank 1 = best",
+    ]
+    return Grid(title=title, columns=columns, rows=rows, notes=notes)
 
 
-def print_reference_agreement(result: ReferenceAgreement) -> None:
-    """One judge against the reference: the agreement line, the ranking line, the table."""
+def models_grid(result: ReferenceAgreement) -> Grid:
+    """One judge against the reference: the model scores, under the agreement and ranking
+    lines."""
     excluded = (
         f" (held-out items only: {result.excluded_items} training items left out)"
         if result.excluded_items
         else ""
     )
-    console.print(
-        f"[bold]{result.judge}[/] against reference [bold]{result.reference}[/]{excluded}",
-        highlight=False,
-    )
-    console.print(agreement_line(result), highlight=False)
-    console.print(ranking_line(result), highlight=False)
-    console.print(
-        models_table(f"Model scores: {result.reference} -> {result.judge}", result.ranking.models)
+    return _models_grid(
+        f"{result.judge} against reference {result.reference}{excluded}: model scores",
+        result.ranking.models,
+        [agreement_line(result), ranking_line(result)],
     )
 
 
-def _before_after(report: CalibrationReport) -> Table:
-    table = Table(
+def _before_after(report: CalibrationReport) -> Grid:
+    rows = {
+        "checks (n)": lambda r: cell(r.agreement.n),
+        "reference passes (base rate)": lambda r: cell(_rate(r.agreement.base_rate)),
+        "judge passes": lambda r: cell(f"{r.agreement.judged_positive} of {r.agreement.n}"),
+        "agreement": lambda r: _flagged(r.agreement.agreement),
+        "kappa": lambda r: _flagged(r.agreement.kappa),
+        "balanced accuracy": lambda r: _flagged(r.agreement.balanced_accuracy),
+        "alpha": lambda r: _flagged(r.agreement.alpha),
+        "sensitivity": lambda r: _flagged(r.agreement.sensitivity),
+        "specificity": lambda r: _flagged(r.agreement.specificity),
+        "unscored": lambda r: cell(r.agreement.unscored),
+        "Spearman": lambda r: _flagged(r.ranking.spearman),
+        "Kendall tau_b": lambda r: _flagged(r.ranking.kendall_tau_b),
+        "largest shift (points)": lambda r: _flagged(r.ranking.largest_shift, SCORE_DIGITS),
+        "largest shift model": lambda r: cell(r.ranking.largest_shift_model or "-"),
+    }
+    return Grid(
         title=f"Held-out items only: {report.judge} before and after calibration "
         f"({report.name}), against {report.reference}",
-        caption=f"{report.test.items} held-out items; 95% bootstrap intervals over items; "
-        "before: the judge's own verdicts, after: calibrated",
-        box=box.SIMPLE_HEAD,
+        columns=[Column("figure", numeric=False), Column("before"), Column("after")],
+        rows=[
+            [cell(label), value(report.before), value(report.after)]
+            for label, value in rows.items()
+        ],
+        notes=[
+            f"{report.test.items} held-out items; 95% bootstrap intervals over items; before: "
+            f"the judge's own verdicts, after: calibrated; {FEW_NOTE}"
+        ],
     )
-    table.add_column("figure", no_wrap=True)
-    table.add_column("before", justify="right")
-    table.add_column("after", justify="right")
-    rows = {
-        "checks (n)": lambda r: str(r.agreement.n),
-        "agreement": lambda r: stat(r.agreement.agreement),
-        "kappa": lambda r: stat(r.agreement.kappa),
-        "alpha": lambda r: stat(r.agreement.alpha),
-        "sensitivity": lambda r: stat(r.agreement.sensitivity),
-        "specificity": lambda r: stat(r.agreement.specificity),
-        "unscored": lambda r: str(r.agreement.unscored),
-        "Spearman": lambda r: stat(r.ranking.spearman),
-        "Kendall tau_b": lambda r: stat(r.ranking.kendall_tau_b),
-        "largest shift (points)": lambda r: _score(r.ranking.max_abs_shift),
-        "largest shift model": lambda r: r.ranking.max_shift_model or "-",
-    }
-    for label, cell in rows.items():
-        table.add_row(label, cell(report.before), cell(report.after))
-    return table
 
 
-def print_calibration(report: CalibrationReport) -> None:
-    """The fit's facts (split, unusable verdicts, groups), then before/after on held-out items."""
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def print_calibration_facts(report: CalibrationReport) -> None:
+    """The fit's facts: split, unusable verdicts, groups, fallbacks, and the warning of a
+    calibration that says nothing."""
     by = f", by {report.by}" if report.by else ""
     console.print(
         f"calibration [bold]{report.name}[/]: {report.method}{by}, decision {report.decision} "
@@ -299,50 +364,72 @@ def print_calibration(report: CalibrationReport) -> None:
         "without P(yes) or a reference label",
         highlight=False,
     )
-    if report.groups:
-        groups = ", ".join(f"{k} ({n})" for k, n in report.groups.items())
+    if report.by:
+        groups = ", ".join(f"{k} ({n})" for k, n in report.groups.items()) or "none"
         console.print(f"groups with their own curve (training checks): {groups}", highlight=False)
-    console.print(_before_after(report))
-    for side in (report.before, report.after):
+    if report.fallback_groups:
+        fallback = "; ".join(f"{k or '(none)'}: {why}" for k, why in report.fallback_groups.items())
         console.print(
-            models_table(
+            f"groups too small to fit, using the whole-run curve: {fallback}", highlight=False
+        )
+    if report.warning:
+        console.print(report.warning, style="bold yellow", highlight=False, soft_wrap=True)
+
+
+def calibration_grids(report: CalibrationReport) -> list[Grid]:
+    """Before and after calibration on the held-out items, then the model scores of each."""
+    return [
+        _before_after(report),
+        *(
+            _models_grid(
                 f"Model scores, held-out items only: {side.reference} -> {side.judge}",
                 side.ranking.models,
+                [],
             )
-        )
+            for side in (report.before, report.after)
+        ),
+    ]
 
 
 _HUMAN_METRICS = {
     "agreement": "agreement",
     "kappa": "kappa",
+    "balanced_accuracy": "balanced acc.",
     "positive_f1": "Pos F1",
     "negative_f1": "Neg F1",
     "sensitivity": "sensitivity",
     "specificity": "specificity",
 }
+_HUMAN_COUNTS = {
+    "unscored": "unscored",
+    "gold_missing": "human undecided",
+    "only_reference": "only human",
+    "only_judge": "only judge",
+}
 
 
-def print_human_agreement(results: Sequence[JudgeAgreement]) -> None:
-    """Per-check agreement of each judge with the human verdicts: one column per judge, so
-    long judge names and intervals fit an 80-column terminal."""
-    table = Table(
+def human_grid(results: Sequence[JudgeAgreement]) -> Grid:
+    """Per-check agreement of each judge with the human verdicts: a row per judge (a column
+    per judge where that fits better)."""
+    columns = [Column("judge", numeric=False), Column("checks (n)")]
+    columns += [Column(label) for label in _HUMAN_METRICS.values()]
+    columns += [Column(label) for label in _HUMAN_COUNTS.values()]
+    rows = [
+        [
+            cell(r.judge),
+            cell(r.n),
+            *(stat_cell(getattr(r, metric)) for metric in _HUMAN_METRICS),
+            *(cell(getattr(r, name)) for name in _HUMAN_COUNTS),
+        ]
+        for r in results
+    ]
+    return Grid(
         title="Judge vs human verdicts, per check (95% bootstrap intervals over items)",
-        caption="agreement is FB-Bench's consistency rate; unscored judge verdicts count as "
-        "disagreements",
-        box=box.SIMPLE_HEAD,
+        columns=columns,
+        rows=rows,
+        notes=[
+            "agreement is FB-Bench's consistency rate; unscored judge verdicts count as "
+            "disagreements"
+        ],
+        transposable=True,
     )
-    table.add_column("judge", no_wrap=True)
-    for r in results:
-        table.add_column(r.judge, justify="right", overflow="fold")
-    table.add_row("checks (n)", *(str(r.n) for r in results))
-    for metric, label in _HUMAN_METRICS.items():
-        table.add_row(label, *(stat(getattr(r, metric)).replace("\n", " ") for r in results))
-    counts = (
-        ("unscored", "unscored"),
-        ("human undecided", "gold_missing"),
-        ("only human", "only_human"),
-        ("only judge", "only_judge"),
-    )
-    for label, field in counts:
-        table.add_row(label, *(str(getattr(r, field)) for r in results))
-    console.print(table)

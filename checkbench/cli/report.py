@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +12,7 @@ from checkbench import api
 from checkbench.cli import app
 from checkbench.console.options import JudgeIdOrAll, Unscored
 from checkbench.console.render import console
+from checkbench.errors import InputError
 
 RunDir = Annotated[Path, typer.Argument(help="Run directory.")]
 Prices = Annotated[
@@ -60,14 +62,36 @@ def view(
     unscored_policy: Unscored = "zero",
     price: Prices = None,
     taxonomy: TaxonomyFile = None,
+    annotate: Annotated[
+        bool,
+        typer.Option(
+            "--annotate",
+            help="Also serve /annotate, where you mark checks pass or fail (with a note), "
+            "the most useful first; labels are kept in the run as judge human:NAME.",
+        ),
+    ] = False,
+    annotator: Annotated[
+        str | None,
+        typer.Option(help="Your name on the labels (implies --annotate; default: your login)."),
+    ] = None,
 ) -> None:
     """Serve the report on localhost, for runs too large for one file; Ctrl-C stops.
 
-    The page is the one `report` writes, but it fetches items page by page.
+    The page is the one `report` writes, but it fetches items page by page. With --annotate
+    the run is opened for writing (no other command writes it meanwhile).
     """
+    if annotate and annotator is None:
+        try:
+            annotator = getpass.getuser()
+        except (OSError, KeyError):
+            raise InputError(
+                "no login name to label as: give --annotator", field="annotator"
+            ) from None
 
     def ready(url: str) -> None:
         console.print(f"report of {run_dir} at [bold]{url}[/] (Ctrl-C stops)", highlight=False)
+        if annotator is not None:
+            console.print(f"label checks as {annotator} at [bold]{url}annotate[/]", highlight=False)
 
     api.view(
         run_dir,
@@ -77,4 +101,5 @@ def view(
         prices=price or [],
         taxonomy=taxonomy,
         ready=ready,
+        annotator=annotator,
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, cast, get_type_hints
 
 import typer
+from rich.console import Console
 from typer import _click
 
 from checkbench import registry
@@ -157,6 +158,21 @@ Batch = Annotated[
 BatchPoll = Annotated[
     float, typer.Option(min=0.001, help="Seconds between status checks of a submitted batch.")
 ]
+MaxAnswerBytes = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        help="The longest answer (and response body) a model may send, in bytes; a longer one "
+        "fails its call (4194304 bytes: 4 MiB).",
+    ),
+]
+Deadline = Annotated[
+    float,
+    typer.Option(
+        min=0.001,
+        help="Seconds one model call may take over all its attempts and waits (30 minutes).",
+    ),
+]
 
 
 _ENDPOINT_FLAGS: dict[str, tuple[Any, Any]] = {
@@ -169,6 +185,8 @@ _ENDPOINT_FLAGS: dict[str, tuple[Any, Any]] = {
     "retries": (Retries, None),
     "batch": (Batch, False),
     "batch_poll": (BatchPoll, ModelOptions.batch_poll_s),
+    "max_answer_bytes": (MaxAnswerBytes, ModelOptions.max_answer_bytes),
+    "deadline": (Deadline, ModelOptions.deadline_s),
 }
 """The flags every command that calls models takes: name -> (annotated type, default)."""
 
@@ -205,6 +223,8 @@ def with_model_options(command: C) -> C:
             retries=flags["retries"],
             batch=flags["batch"],
             batch_poll_s=flags["batch_poll"],
+            max_answer_bytes=flags["max_answer_bytes"],
+            deadline_s=flags["deadline"],
         )
         return command(*args, options=options, **kwargs)
 
@@ -243,13 +263,160 @@ def calibrated_judge(
     ctx: typer.Context, run_dir: Path, judge_id: str | None, calibration: str | None
 ) -> str | None:
     """The judge whose verdicts to score: with --calibration, the calibrated judge (its
-    verdicts stored first), else --judge-id."""
+    verdicts stored first), else --judge-id. A calibrated judge whose calibration report
+    warns has the warning printed (on stderr, so JSON output stays whole)."""
     if calibration is None:
-        return judge_id
-    if judge_id is not None:
+        judge = judge_id
+    elif judge_id is not None:
         raise _click.exceptions.UsageError(
             "--calibration names the judge to score: leave out --judge-id", ctx
         )
-    from checkbench.judges.calibration import apply_calibration
+    else:
+        from checkbench.judges.calibration import apply_calibration
 
-    return apply_calibration(run_dir, calibration).name
+        judge = apply_calibration(run_dir, calibration).name
+    if judge is not None:
+        from checkbench.judges.calibration import stored_warning
+
+        if (warning := stored_warning(run_dir, judge)) is not None:
+            err = Console(stderr=True, soft_wrap=True)
+            err.print(warning, style="bold yellow", highlight=False)
+    return judge
+
+
+def with_flags(
+    name: str, flags: dict[str, tuple[Any, Any]], build: Callable[..., Any]
+) -> Callable[[C], C]:
+    """A decorator giving a command `flags` (name -> (annotated type, default)), passed to it
+    as one parameter `name`: `build(**flags)` (an InputError there is a one-line error)."""
+
+    def decorate(command: C) -> C:
+        hints = get_type_hints(command, include_extras=True)
+        signature = inspect.signature(command)
+        kept = [
+            p.replace(annotation=hints.get(key, p.annotation))
+            for key, p in signature.parameters.items()
+            if key != name
+        ]
+        added = [
+            inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+            for key, (kind, default) in flags.items()
+        ]
+
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            built = build(**{key: kwargs.pop(key) for key in flags})
+            return command(*args, **{name: built}, **kwargs)
+
+        hints.pop(name, None)
+        run.__annotations__ = {**hints, **{key: kind for key, (kind, _) in flags.items()}}
+        run.__signature__ = signature.replace(parameters=kept + added)
+        return cast(C, run)
+
+    return decorate
+
+
+Limit = Annotated[
+    int | None, typer.Option("--limit", min=0, help="Slice: the first N items (in file order).")
+]
+SampleSize = Annotated[
+    int | None,
+    typer.Option(
+        "--sample",
+        min=0,
+        help="Slice: N items drawn with --sample-seed, stratified as the protocol scores "
+        "(FB-Bench: by scenario and task).",
+    ),
+]
+SampleSeed = Annotated[int, typer.Option("--sample-seed", help="Seed of --sample.")]
+ItemsFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--items", help="Slice: the item ids a file lists (one a line, or JSONL with an id)."
+    ),
+]
+TagFilter = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tag",
+        help="Slice: items tagged FACET=VALUE (e.g. task=Coding); repeat: any value of a "
+        "facet, every facet.",
+    ),
+]
+SliceModels = Annotated[
+    list[str] | None,
+    typer.Option("--model", "-m", help="Slice: only this model's responses; repeat for several."),
+]
+_SLICE_FLAGS: dict[str, tuple[Any, Any]] = {
+    "limit": (Limit, None),
+    "sample": (SampleSize, None),
+    "sample_seed": (SampleSeed, 0),
+    "items": (ItemsFile, None),
+    "tag": (TagFilter, None),
+}
+
+
+def _slice(**flags: Any) -> Any:
+    from checkbench.steps.slices import Slice
+
+    return Slice(
+        limit=flags["limit"],
+        sample=flags["sample"],
+        sample_seed=flags["sample_seed"],
+        items_file=flags["items"],
+        tags=tuple(flags["tag"] or ()),
+        models=tuple(flags.get("model") or ()),
+    )
+
+
+with_slice = with_flags("slice_", _SLICE_FLAGS, _slice)
+"""Give a command the slice flags, passed as `slice_: Slice` (see `steps.slices`)."""
+with_slice_and_models = with_flags("slice_", {**_SLICE_FLAGS, "model": (SliceModels, None)}, _slice)
+"""`with_slice` with `--model` (repeatable) restricting the slice to some models."""
+
+MaxCost = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        min=0,
+        help="Stop before a call could take what the command's models spent in this run "
+        "past USD (exit code 3); a rerun with a higher limit resumes. Every model needs a price.",
+    ),
+]
+Prices = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--price",
+        help="MODEL=INPUT,OUTPUT: a model's price in USD per million tokens, over the models "
+        "file's; repeat for several. Kept by the run: the calls table and the report bill "
+        "its calls at it.",
+    ),
+]
+
+
+def _cost(**flags: Any) -> Any:
+    from checkbench.llm.models_file import parse_prices
+    from checkbench.steps.budget import CostLimit
+
+    return CostLimit(max_cost=flags["max_cost"], prices=parse_prices(flags["price"] or ()))
+
+
+with_cost_limit = with_flags("cost", {"max_cost": (MaxCost, None), "price": (Prices, None)}, _cost)
+"""Give a command `--max-cost` and `--price`, passed as `cost: CostLimit` (see
+`steps.budget`)."""
+
+
+TableFormat = Annotated[
+    Literal["table", "markdown", "csv", "json"],
+    typer.Option(
+        "--format",
+        help="How to print: tables fitted to the terminal's width (table), Markdown tables, "
+        "CSV (one row per cell), or JSON.",
+    ),
+]
+AsJsonAlias = Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")]
+
+
+def output_format(chosen: str, as_json: bool) -> Literal["table", "markdown", "csv", "json"]:
+    """The format a table command prints in: `--json` is kept as `--format json`."""
+    return "json" if as_json else cast(Any, chosen)

@@ -10,12 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
+from checkbench.console.calls import print_calls
 from checkbench.stats.notation import (
     RATE_DIGITS,
     SCORE_DIGITS,
@@ -28,7 +26,7 @@ from checkbench.stats.notation import (
 if TYPE_CHECKING:
     from checkbench.stats.estimate import Stat
     from checkbench.steps.stage import RunTally, StageSummary
-    from checkbench.store import RunStore, UsageRow
+    from checkbench.store import RunStore
 
 console = Console()
 
@@ -47,7 +45,7 @@ def stage_line(summary: StageSummary) -> str:
     """What a stage did, in one short line (cache hits shown when there are any): calls that
     failed, and (when any) work whose answer was unusable, i.e. came back but unreadable."""
     parts = [
-        f"{summary.total} total",
+        f"{summary.total} {summary.counted}",
         f"{summary.already_done} already done",
         f"{summary.called} model calls",
     ]
@@ -76,24 +74,25 @@ def print_stage(summary: StageSummary, shown: int = 10) -> None:
 
 
 def print_stages(run_dir: Path, summaries: list[StageSummary], *, failures: bool = False) -> None:
-    """`print_tally` of the stages and of the run's store."""
+    """`print_tally` of the stages and of the run's store (the calls the stages made)."""
     from checkbench.steps.stage import RunTally
     from checkbench.store import RunStore
 
     with RunStore.existing(run_dir) as store:
-        tally = RunTally.read(store)
+        tally = RunTally.read(store, summaries)
     print_tally(summaries, tally, failures=failures)
 
 
 def print_tally(
     summaries: Sequence[StageSummary], tally: RunTally, *, failures: bool = False
 ) -> None:
-    """Each stage's line, then (for answering stages) why answers failed, then the calls table."""
+    """Each stage's line, then (for answering stages) why answers failed, then the calls table
+    of the command's calls."""
     for summary in summaries:
         print_stage(summary)
     if failures:
         print_failed_responses(tally.failed_answers)
-    console.print(usage_table(tally.usage, tally.limits))
+    print_calls(tally.usage, tally.limits, tally.prices, console)
 
 
 def report_hint(run_dir: Path) -> str:
@@ -121,44 +120,24 @@ def print_failed_responses(failed: Mapping[str, int], shown: int = 3) -> None:
         console.print(f"[dim]({len(errors) - shown} other error messages)[/]")
 
 
-def usage_table(usage: Sequence[UsageRow], limits: Mapping[str, int]) -> Table:
-    """Calls, retries, timeouts, failures, tokens and time per model and role: a model's name
-    heads its rows, so long names fit an 80-column terminal."""
-    table = Table(
-        title="Model calls (in/out: tokens; retry: attempts repeated; t/o: timed out; limit: "
-        "calls at once the endpoint's adaptive limit settled on)",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-        padding=(0, 1, 0, 0),
-    )
-    table.add_column("model / role", overflow="fold")
-    for column in ("calls", "retry", "t/o", "failed", "in", "out", "time s"):
-        table.add_column(column, justify="right")
-    model = None
-    for row in sorted(usage, key=lambda row: (row.model, row.role)):
-        if row.model != model:
-            model = row.model
-            limit = f"  limit {limits[model]}" if model in limits else ""
-            table.add_row(Text.assemble((model, "bold"), (limit, "dim")))
-        table.add_row(
-            Text(f"  {row.role}"),
-            str(row.calls),
-            f"[yellow]{row.retries}[/]" if row.retries else "0",
-            f"[yellow]{row.timeouts}[/]" if row.timeouts else "0",
-            f"[red]{row.errors}[/]" if row.errors else "0",
-            str(row.prompt_tokens),
-            str(row.completion_tokens),
-            f"{row.latency_s:.1f}",
-        )
-    return table
+def calls_before(run_dir: Path) -> int:
+    """The id of the call a run stored last (0: no run there yet), read before a command
+    that opens the run itself: its calls come after (see `print_usage`)."""
+    from checkbench.store import STORE_FILE, RunStore
+
+    if not (run_dir / STORE_FILE).is_file():
+        return 0
+    with RunStore.existing(run_dir) as store:
+        return store.last_call()
 
 
-def print_usage(store: RunStore) -> None:
-    """Calls, failures and tokens per model and role."""
+def print_usage(store: RunStore, after: int = 0) -> None:
+    """The calls table of the calls stored after the call `after` (0: of the whole run)."""
+    from checkbench.llm.models_file import Price
     from checkbench.steps.caller import LIMITS_META
 
-    console.print(usage_table(store.usage(), store.get_meta(LIMITS_META, {})))
+    prices = {name: Price.model_validate(p) for name, p in store.prices().items()}
+    print_calls(store.usage(after), store.get_meta(LIMITS_META, {}), prices, console)
 
 
 def estimate_cell(
@@ -178,10 +157,15 @@ def estimate_cell(
 
 
 def estimate_inline(
-    value: float | None, low: float | None, high: float | None, digits: int = SCORE_DIGITS
+    value: float | None,
+    low: float | None,
+    high: float | None,
+    digits: int = SCORE_DIGITS,
+    why: str | None = None,
 ) -> str:
-    """A statistic in the one notation, on one line of text (markup-safe)."""
-    return escape(estimate_text(value, low, high, digits))
+    """A statistic in the one notation, on one line of text (markup-safe), with why its
+    interval is degenerate when it is."""
+    return escape(estimate_text(value, low, high, digits, why=why))
 
 
 def score_cell(score: float | None, ci: tuple[float, float] | None) -> str:
@@ -197,4 +181,26 @@ def stat(value: Stat | None, interval: bool = True) -> str:
         return UNDEFINED
     if not interval:
         return value_text(value.value, RATE_DIGITS)
-    return estimate_cell(value.value, value.low, value.high, RATE_DIGITS)
+    shown = estimate_cell(value.value, value.low, value.high, RATE_DIGITS)
+    return f"{shown}\n[dim]({escape(value.why)})[/]" if value.why else shown
+
+
+def note_scope(run_dir: Path, judge: str) -> None:
+    """A note on stderr when the judge judged a slice of the run: its scores cover that."""
+    from checkbench.console import err_console
+    from checkbench.store import RunStore
+
+    with RunStore.existing(run_dir) as store:
+        scope = store.judge_scope(judge)
+        total = store.count_items()
+    if scope.whole:
+        return
+    items = f"{len(scope.item_ids)} of {total} items" if scope.item_ids is not None else "items"
+    models = f", models {', '.join(scope.models)}" if scope.models is not None else ""
+    err_console.print(
+        f"note: judge {judge} judged a slice of this run ({scope.spec}): the scores cover its "
+        f"{items}{models}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )

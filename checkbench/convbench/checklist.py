@@ -10,12 +10,14 @@ from pydantic import AfterValidator
 
 from checkbench.convbench.candidate import Candidate, fenced_turn
 from checkbench.convbench.decisions import BuildStages, Decision, failure
+from checkbench.convbench.junk import sift
 from checkbench.convbench.settings import ConvBenchSettings
 from checkbench.prompts import fence
 from checkbench.schema import Check
 from checkbench.steps.answers import Answer, Unusable, answer_model, choice, listing, text
 
 INSTRUCTION = "instruction"
+ONLY_JUNK = "only junk checks"
 
 
 def sources(candidate: Candidate) -> list[str]:
@@ -102,7 +104,17 @@ async def synthesize_checklist(build: BuildStages, candidate: Candidate) -> Deci
     )
     if answer.value is None:
         return failure(answer)
-    checks = answer.value.checklist()
+    written = answer.value.checklist()
+    kept, junk = sift([check.text for check in written], "build_checklist")
+    if not kept:
+        return Decision.drop(ONLY_JUNK, junk=junk, attempts=answer.attempts)
+    checks = [
+        written[position].model_copy(update={"id": f"c{n}"})
+        for n, position in enumerate(kept, start=1)
+    ]
     return Decision.keep(
-        checks, checks=[check.model_dump() for check in checks], attempts=answer.attempts
+        checks,
+        checks=[check.model_dump() for check in checks],
+        junk=junk,
+        attempts=answer.attempts,
     )

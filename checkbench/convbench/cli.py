@@ -20,26 +20,27 @@ from checkbench.console import Group
 from checkbench.console.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
-    AsJson,
+    AsJsonAlias,
     CalibrationName,
     ExecutorChoice,
     JudgeId,
     Model,
     RayAddress,
+    TableFormat,
     Unscored,
+    output_format,
     with_model_options,
 )
 from checkbench.console.render import (
+    calls_before,
     console,
-    estimate_inline,
     exit_if_all_failed,
     print_usage,
-    score_cell,
 )
+from checkbench.console.tables import Column, Grid, cell, estimate, show, stat_cell
 from checkbench.distributed import executor_named
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
-from checkbench.stats.notation import RATE_DIGITS
 from checkbench.steps.progress import RichProgress
 
 if TYPE_CHECKING:
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from checkbench.convbench.scoring import BenchScores
     from checkbench.convbench.spec import BuildSpec
     from checkbench.convbench.summary import BuildSummary, TopicPreview
-    from checkbench.stats.estimate import Stat
 
 app = typer.Typer(
     cls=Group,
@@ -173,6 +173,7 @@ def build(
     if out is None or bench is None:
         missing = "out" if out is None else "bench"
         raise InputError(f"--{missing} is required (unless --stop-after topics)", field=missing)
+    before = calls_before(out)
     with RichProgress() as progress:
         report = api.build(
             spec,
@@ -184,7 +185,7 @@ def build(
         )
     print_build_report(report)
     with RunStore.existing(out) as store:
-        print_usage(store)
+        print_usage(store, before)
     written = f"{report.items} items written to [bold]{escape(report.bench)}[/]"
     if not report.items:  # some stage's calls all failed: exit_if_all_failed exits 1
         written = "no benchmark written (a rerun asks the failed calls again)"
@@ -203,6 +204,9 @@ def print_stages(title: str, stages: list[StageCount]) -> None:
         table.add_column(column, justify="right")
     for stage in stages:
         reasons = ", ".join(f"{reason}: {n}" for reason, n in stage.reasons.items())
+        if stage.junk:
+            junk = ", ".join(f"{reason}: {n}" for reason, n in stage.junk.items())
+            reasons = "; ".join(filter(None, [reasons, f"junk checks dropped ({junk})"]))
         table.add_row(
             stage.stage,
             str(stage.seen),
@@ -223,8 +227,8 @@ def _print_reading(report: BuildSummary | TopicPreview) -> None:
 
 
 def print_preview(preview: TopicPreview) -> None:
-    """The cheap stages, then each topic cluster, largest first: size, verdict, keywords (those
-    in the vocabulary starred) and the messages nearest its centre."""
+    """The cheap stages, then each topic cluster, largest first: size, verdict, keywords (and
+    which of them are in the domain's vocabulary) and the messages nearest its centre."""
     domain = preview.domain or "none: no cluster kept"
     print_stages(f"Build preview ({preview.mode}, domain: {domain})", preview.stages)
     _print_reading(preview)
@@ -233,9 +237,16 @@ def print_preview(preview: TopicPreview) -> None:
         console.print("no conversation reached the topic filter")
         return
     console.print(f"{topics.k} topic clusters of {topics.n} conversations ({topics.embedder}):")
+    if topics.rescued:
+        console.print(
+            f"{topics.rescued} conversations outside the kept clusters kept by their own first "
+            "message (it names the domain); the zero-shot check decides"
+        )
     for cluster in sorted(topics.clusters, key=lambda c: -c.size):
-        matched = set(cluster.matched)
-        words = ", ".join(f"*{w}" if w in matched else w for w in cluster.keywords)
+        matched = [w for w in cluster.keywords if w in set(cluster.matched)]
+        words = ", ".join(cluster.keywords)
+        if matched:
+            words += f" (in the domain's vocabulary: {', '.join(matched)})"
         verdict = "[green]kept[/]" if cluster.kept else "[dim]dropped[/]"
         console.print(
             f"\n[bold]cluster {cluster.id}[/]: {cluster.size} conversations, {verdict}",
@@ -259,48 +270,63 @@ def print_build_report(report: BuildSummary) -> None:
         console.print(f"feedback labels of later user messages: {labels}")
 
 
-def _stat(stat: Stat) -> str:
-    return estimate_inline(stat.value, stat.low, stat.high, RATE_DIGITS)
-
-
-def print_scores(scores: BenchScores, reference: Path | None) -> None:
-    """Models best first with intervals, then the rank agreement with the reference."""
+def score_grids(scores: BenchScores, reference: Path | None) -> list[Grid]:
+    """Models best first with intervals; then the rank agreement with the reference."""
     checks = "instruction-derived checks" if scores.checks == "instruction" else "all checks"
-    table = Table(
-        title=f"Scores over {scores.items} instructions, {checks} (judge: {scores.judge})",
-        caption="mean over instructions of each one's check mean, 0-100; 95% cluster bootstrap "
-        "over instructions; unscored items "
-        + ("left out" if scores.policy == "exclude" else "count as 0"),
-    )
-    table.add_column("#", justify="right")
-    table.add_column("model", overflow="fold")
-    for column in ("score", "n", "unscored"):
-        table.add_column(column, justify="right")
-    for rank, row in enumerate(scores.models, start=1):
-        table.add_row(
-            str(rank),
-            row.model,
-            score_cell(row.score, row.ci),
-            str(row.n),
-            f"[red]{row.unscored}[/]" if row.unscored else "0",
-        )
-    console.print(table)
+    notes = [
+        "mean over instructions of each one's check mean, 0-100; 95% cluster bootstrap over "
+        "instructions; unscored items "
+        + ("left out" if scores.policy == "exclude" else "count as 0")
+    ]
     if scores.items_without_checks:
-        console.print(f"[dim]{scores.items_without_checks} items have no such checks[/]")
+        notes.append(f"{scores.items_without_checks} items have no such checks")
+    grids = [
+        Grid(
+            title=f"Scores over {scores.items} instructions, {checks} (judge: {scores.judge})",
+            columns=[
+                Column("#"),
+                Column("model", numeric=False),
+                Column("score"),
+                Column("n"),
+                Column("unscored"),
+            ],
+            rows=[
+                [
+                    cell(rank),
+                    cell(row.model),
+                    estimate(row.score, *(row.ci or (None, None))),
+                    cell(row.n),
+                    cell(row.unscored, style="red" if row.unscored else ""),
+                ]
+                for rank, row in enumerate(scores.models, start=1)
+            ],
+            notes=notes,
+            label=1,
+        )
+    ]
     agreement = scores.reference
     if agreement is not None:
-        console.print(
-            f"Rank agreement with {reference} over {len(agreement.models)} models:\n"
-            f"  Spearman rho  {_stat(agreement.spearman)}\n"
-            f"  Kendall tau_b {_stat(agreement.kendall_tau_b)}",
-            highlight=False,
+        unmatched = [
+            f"{label}: {', '.join(names)}"
+            for label, names in (
+                ("run models not in the reference", agreement.unmatched_run),
+                ("reference models not in the run", agreement.unmatched_reference),
+            )
+            if names
+        ]
+        grids.append(
+            Grid(
+                title=f"Rank agreement with {reference} over {len(agreement.models)} models",
+                columns=[Column("correlation", numeric=False), Column("value")],
+                rows=[
+                    [cell("Spearman rho"), stat_cell(agreement.spearman)],
+                    [cell("Kendall tau_b"), stat_cell(agreement.kendall_tau_b)],
+                ],
+                notes=unmatched,
+                detail_below=False,
+            )
         )
-        for label, names in (
-            ("run models not in the reference", agreement.unmatched_run),
-            ("reference models not in the run", agreement.unmatched_reference),
-        ):
-            if names:
-                console.print(f"[dim]{label}: {', '.join(names)}[/]", highlight=False)
+    return grids
 
 
 @app.command()
@@ -318,7 +344,8 @@ def score(
         typer.Option(help="Reference leaderboard (JSON or CSV of model,score) to correlate with."),
     ] = None,
     unscored_policy: Unscored = "exclude",
-    as_json: AsJson = False,
+    as_json: AsJsonAlias = False,
+    table_format: TableFormat = "table",
 ) -> None:
     """Conv-to-Bench scores per model; rank agreement with a reference leaderboard.
 
@@ -332,7 +359,9 @@ def score(
     scores = api.score(
         run_dir, judge=judge, checks=check_mode, reference=reference, policy=unscored_policy
     )
-    if as_json:
-        print(scores.model_dump_json(indent=2))
-        return
-    print_scores(scores, reference)
+    show(
+        score_grids(scores, reference),
+        output_format(table_format, as_json),
+        console,
+        lambda: scores.model_dump(mode="json"),
+    )

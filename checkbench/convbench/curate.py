@@ -1,10 +1,13 @@
 """FB-Bench-style curation: mine logs for replies the user disputed and the assistant then
-conceded, and draft feedback-benchmark items (error-correction scenario) from them with a model.
+conceded or held, and draft feedback-benchmark items from them with a model, each in its
+FB-Bench scenario: a concession makes an error-correction (EC) item, a reply that keeps its
+answer a response-maintenance (RM) item.
 
 Selection (rules, no model): a conversation qualifies when an assistant turn other than the
-first opens by conceding (`markers`: an apology or an admission, English or Chinese, and not
-a polite refusal) and the whole conversation is under the token limit. The reply the user
-disputed is the assistant turn before the concession; the user messages between the two are
+first opens with a stance (`markers.Markers.assess`): it concedes (an apology or an admission,
+English or Chinese, and not a polite refusal) or it holds (a hold marker, an affirmation, a
+refusal, a polite "sorry, but"), and the whole conversation is under the token limit. The
+reply the user disputed is the assistant turn before it; the user messages between the two are
 the user's feedback, taken as written.
 
 Token counts are approximate, so that selection needs no tokenizer: each CJK character (Han,
@@ -32,9 +35,10 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, StrictFloat
 
 from checkbench.convbench.candidate import Candidate, fenced_turn, language, provenance
-from checkbench.convbench.checklist import distinct_texts
+from checkbench.convbench.checklist import ONLY_JUNK, distinct_texts
 from checkbench.convbench.decisions import BuildStages, Decision, failure
 from checkbench.convbench.ingest import Conversation
+from checkbench.convbench.junk import sift
 from checkbench.convbench.markers import Markers
 from checkbench.convbench.settings import ConvBenchSettings
 from checkbench.schema import WEIGHT_TOLERANCE, Check, Item
@@ -44,7 +48,7 @@ _WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00
 _WORD = re.compile(r"[^\W_]+")
 
 FEWER_THAN_TWO_REPLIES = "fewer than two assistant turns"
-NO_CONCESSION = "no concession in a later assistant turn"
+NO_CONCESSION = "neither a concession nor a hold in a later assistant turn"
 TOO_LONG = "over the token limit"
 
 DEFICIENCIES = (
@@ -63,6 +67,16 @@ FEEDBACK_TYPES = (
     "Simple Questioning",
 )
 """The FB-Bench feedback types of the error-correction scenario."""
+RM_FEEDBACK_TYPES = (
+    "Misinformation",
+    "Credibility Support",
+    "Unreasonable Requests",
+    "Simple Questioning",
+)
+"""The FB-Bench feedback types of the response-maintenance scenario."""
+EC, RM = "EC", "RM"
+SCENARIO_OF = {"concede": EC, "hold": RM}
+"""The FB-Bench scenario of a reply's stance."""
 TASKS = (
     "Mathematics",
     "Reasoning",
@@ -75,6 +89,14 @@ TASKS = (
 )
 """The FB-Bench task types (the `task` tag its scoring groups by)."""
 _CHOICE_CHARS = sum(max(map(len, options)) for options in (DEFICIENCIES, FEEDBACK_TYPES, TASKS))
+_OUTCOME = {
+    EC: "The assistant then conceded (the sample is an error-correction one: a good next reply "
+    "corrects the disputed reply).",
+    RM: "The assistant then kept its answer (the sample is a response-maintenance one: the "
+    "user's pushback was wrong or unreasonable, and a good next reply keeps the answer and "
+    'says why; the deficiency is then null and the feedback type one of "Misinformation", '
+    '"Credibility Support", "Unreasonable Requests", "Simple Questioning").',
+}
 
 
 def approx_tokens(text: str) -> int:
@@ -88,16 +110,19 @@ def approx_tokens(text: str) -> int:
 
 @dataclass(frozen=True)
 class Concession:
-    """Where a conversation turns: the disputed reply, the user's feedback, the concession."""
+    """Where a conversation turns: the disputed reply, the user's feedback, the reply that
+    conceded (scenario EC) or held (RM), and the marker that shows it."""
 
     disputed: int
     complaint: tuple[int, ...]
     reply: int
     marker: str
+    scenario: str = EC
 
 
 def find_concession(conversation: Conversation, markers: Markers) -> Concession | None:
-    """The first concession in an assistant turn after the first that follows a user message."""
+    """The first assistant turn after the first that follows a user message and concedes or
+    holds."""
     messages = conversation.messages
     replies = [i for i, m in enumerate(messages) if m.role == "assistant"]
     for before, index in zip(replies, replies[1:], strict=False):
@@ -106,9 +131,10 @@ def find_concession(conversation: Conversation, markers: Markers) -> Concession 
             for i in range(before + 1, index)
             if messages[i].role == "user" and messages[i].content.strip()
         )
-        marker = markers.concession(messages[index].content) if complaint else None
-        if marker:
-            return Concession(disputed=before, complaint=complaint, reply=index, marker=marker)
+        found = markers.assess(messages[index].content) if complaint else None
+        if found:
+            stance, marker = found
+            return Concession(before, complaint, index, marker, SCENARIO_OF[stance])
     return None
 
 
@@ -125,7 +151,11 @@ def select(
     if tokens > settings.max_tokens_approx:
         return Decision.drop(TOO_LONG, tokens=tokens, limit=settings.max_tokens_approx)
     return Decision.keep(
-        concession, marker=concession.marker, reply=concession.reply, tokens=tokens
+        concession,
+        marker=concession.marker,
+        reply=concession.reply,
+        scenario=concession.scenario,
+        tokens=tokens,
     )
 
 
@@ -136,7 +166,7 @@ class Draft(BaseModel):
     """A model's draft of one feedback sample; weights already sum to 1."""
 
     reason: str
-    deficiency: str
+    deficiency: str | None
     feedback_type: str
     task: str | None
     checks: list[tuple[str, float]]
@@ -161,7 +191,7 @@ class DraftAnswer(Answer):
     """A model's draft of one feedback sample, as written (see `draft_answer`)."""
 
     reason: str
-    deficiency: str
+    deficiency: str | None = None
     feedback_type: str
     task: str | None
     checklist: list[Any]
@@ -186,9 +216,10 @@ def _usable_weights(entries: list[Any]) -> list[Any]:
 
 
 @cache
-def draft_answer(settings: ConvBenchSettings) -> type[DraftAnswer]:
+def draft_answer(settings: ConvBenchSettings, scenario: str = EC) -> type[DraftAnswer]:
     """A draft with `min_checks` to `max_checks` distinct questions (a repeat, ignoring case,
-    is dropped with its weight) whose weights are numbers above 0; the task may be null."""
+    is dropped with its weight) whose weights are numbers above 0; the task may be null, and
+    in a response-maintenance draft the deficiency too (the reply was right)."""
     low, high = settings.min_checks, settings.max_checks
     question = answer_model(
         "Question", text=text(settings.check_chars, min_chars=1), weight=StrictFloat
@@ -202,8 +233,8 @@ def draft_answer(settings: ConvBenchSettings) -> type[DraftAnswer]:
         "Draft",
         DraftAnswer,
         reason=text(settings.reason_chars, min_chars=1),
-        deficiency=choice(DEFICIENCIES),
-        feedback_type=choice(FEEDBACK_TYPES),
+        deficiency=choice(DEFICIENCIES) if scenario == EC else (choice(DEFICIENCIES) | None, None),
+        feedback_type=choice(FEEDBACK_TYPES if scenario == EC else RM_FEEDBACK_TYPES),
         task=(choice(TASKS) | None, None),
         checklist=checklist,
     )
@@ -228,17 +259,30 @@ async def draft(
             "context": context,
             "complaint": complaint,
             "concession": fenced_turn(conversation, concession.reply, settings.reply_chars),
+            "outcome": _OUTCOME[concession.scenario],
             "min_checks": str(settings.min_checks),
             "max_checks": str(settings.max_checks),
         },
-        draft_answer(settings),
+        draft_answer(settings, concession.scenario),
         max_tokens=settings.tokens_for(settings.reason_chars + _CHOICE_CHARS)
         + settings.checklist_tokens,
     )
     if answer.value is None:
         return failure(answer)
     sample = answer.value.draft()
-    return Decision.keep(sample, draft=sample.model_dump(), attempts=answer.attempts)
+    kept, junk = sift([check for check, _ in sample.checks], "build_fb_draft")
+    if not kept:
+        return Decision.drop(ONLY_JUNK, junk=junk, attempts=answer.attempts)
+    if junk:
+        checks = [sample.checks[position] for position in kept]
+        weights = normalise_weights([weight for _, weight in checks])
+        sample = sample.model_copy(
+            update={
+                "checks": [(check, w) for (check, _), w in zip(checks, weights, strict=True)],
+                "weight_sum": sample.weight_sum * sum(weight for _, weight in checks),
+            }
+        )
+    return Decision.keep(sample, draft=sample.model_dump(), junk=junk, attempts=answer.attempts)
 
 
 def feedback_language(conversation: Conversation, concession: Concession) -> str:
@@ -265,22 +309,24 @@ def feedback_item(
     curation: dict[str, Any] = {
         "reason": sample.reason,
         "concession": {"message": concession.reply, "marker": concession.marker},
+        "stance": "concede" if concession.scenario == EC else "hold",
         "complaint_messages": list(concession.complaint),
         "disputed_message": concession.disputed,
     }
     if not math.isclose(sample.weight_sum, 1.0, abs_tol=WEIGHT_TOLERANCE):
         curation["weights_normalised_from"] = sample.weight_sum
     task = {"task": [sample.task]} if sample.task else {}
+    deficiency = {"deficiency": [sample.deficiency]} if sample.deficiency else {}
     return Item(
         id=conversation.id,
         messages=messages,
         checklist=checks,
         rule="weighted",
         tags={
-            "scenario": ["EC"],
+            "scenario": [concession.scenario],
             **task,
             "feedback_type": [sample.feedback_type],
-            "deficiency": [sample.deficiency],
+            **deficiency,
             **tags,
         },
         meta={

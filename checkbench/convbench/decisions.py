@@ -81,6 +81,9 @@ class StageCount(BaseModel):
     calls: int = 0
     cached: int = 0
     failed: int = 0
+    junk: dict[str, int] = {}
+    """Junk the model wrote and the stage dropped from what it kept, by reason
+    (`checkbench.convbench.junk`): placeholder or echoed checks."""
 
     @property
     def all_failed(self) -> bool:
@@ -97,9 +100,11 @@ class StageTally:
     seen: int = 0
     kept: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
+    junk: Counter[str] = field(default_factory=Counter)
 
     def add(self, decision: Decision[Any]) -> None:
         self.seen += 1
+        self.junk.update(entry["reason"] for entry in decision.record.get("junk", []))
         if decision.kept:
             self.kept += 1
         else:
@@ -119,6 +124,7 @@ class StageTally:
             calls=calls,
             cached=cached,
             failed=failed,
+            junk=dict(sorted(self.junk.items())),
         )
 
 

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from checkbench.choices import LogFormat as Format
 from checkbench.errors import CheckbenchError, InputError
 from checkbench.inputs import input_file, open_input
+from checkbench.jsonl import MAX_DEPTH, nested_too_deep, too_deep
 from checkbench.schema import Message
 
 CONVERSATION_ROLES = frozenset({"user", "assistant", "system"})
@@ -321,9 +322,14 @@ def _decode(raw: bytes | dict[str, Any]) -> Any:
     if not isinstance(raw, bytes):
         return raw
     try:
-        return json.loads(raw)
+        data = json.loads(raw)
+    except RecursionError:
+        raise RecordError("malformed JSON", detail=too_deep()) from None
     except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
         raise RecordError("malformed JSON", detail=getattr(exc, "msg", str(exc))) from None
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and nested_too_deep(data):
+        raise RecordError("malformed JSON", detail=too_deep())
+    return data
 
 
 def _rows(path: Path) -> Iterator[tuple[int, bytes | dict[str, Any]]]:

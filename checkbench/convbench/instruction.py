@@ -7,6 +7,7 @@ from functools import cache
 
 from checkbench.convbench.candidate import Candidate, fenced_turn, user_indices
 from checkbench.convbench.decisions import BuildStages, Decision, failure
+from checkbench.convbench.junk import junk_reason
 from checkbench.prompts import fence
 from checkbench.steps.answers import Answer, answer_model, choice, text
 
@@ -45,6 +46,9 @@ async def synthesize(build: BuildStages, candidate: Candidate) -> Decision[str]:
     if answer.value is None:
         return failure(answer)
     text = answer.value.instruction
+    junk = junk_reason(text, "build_instruction")
+    if junk is not None:
+        return Decision.drop(f"instruction {junk}", instruction=text, attempts=answer.attempts)
     return Decision.keep(text, instruction=text, attempts=answer.attempts)
 
 

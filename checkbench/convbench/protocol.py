@@ -14,18 +14,36 @@ def _fits(store: Any) -> bool:
     return True
 
 
-def _score(store: Any, judge: str, *, policy: str = "exclude") -> Any:
+def _score(
+    store: Any, judge: str, settings: Any = None, *, checklists: Any = None, headline: bool = False
+) -> Any:
+    """Conv-to-Bench's scores are all headline; unscored items are left out by default."""
     from checkbench.convbench.scoring import store_bench_scores
+    from checkbench.scoring.refined import chosen_checklists
 
-    return store_bench_scores(store, judge, policy=policy)
+    if settings is None:
+        return store_bench_scores(store, judge, checklists=checklists)
+    if checklists is None:
+        checklists = chosen_checklists(store, settings.checklist)
+    return store_bench_scores(
+        store, judge, policy=settings.policy, seed=settings.seed, checklists=checklists
+    )
+
+
+def _paired(store: Any) -> Any:
+    from checkbench.scoring import ScoreLayout
+
+    return ScoreLayout.item_means(store, "exclude")
 
 
 def _show(scores: Any) -> None:
     from checkbench.console.render import console
-    from checkbench.convbench.cli import print_scores
+    from checkbench.console.tables import print_grid
+    from checkbench.convbench.cli import score_grids
 
     console.print("Scored by the Conv-to-Bench protocol (mean of each item's checks).")
-    print_scores(scores, None)
+    for grid in score_grids(scores, None):
+        print_grid(grid, console)
 
 
 def _cli() -> Any:
@@ -50,6 +68,11 @@ PROTOCOL = Protocol(
         "checkbench.convbench.summary": ("BuildSummary", "TopicPreview"),
     },
     scorer=RunScorer(
-        name="conv-to-bench", fits=_fits, score=_score, show=_show, command="convbench score"
+        name="conv-to-bench",
+        fits=_fits,
+        score=_score,
+        show=_show,
+        command="convbench score",
+        paired=_paired,
     ),
 )

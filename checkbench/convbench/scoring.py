@@ -34,6 +34,7 @@ from checkbench.scoring import (
     score_responses,
     summarize,
 )
+from checkbench.scoring.refined import refine_rows
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.store import RunStore
 
@@ -117,11 +118,14 @@ def store_bench_scores(
     reference: Mapping[str, float] | None = None,
     b: int = DEFAULT_B,
     seed: int = DEFAULT_SEED,
+    checklists: Mapping[int, str] | None = None,
 ) -> BenchScores:
     """`bench_scores` of a run store's items, responses and `judge`'s verdicts, read in
-    columns: no body is parsed, and memory holds a few numbers per response."""
+    columns: no body is parsed, and memory holds a few numbers per response. With
+    `checklists` (`scoring.refined`), the refined items are scored by their kept checks."""
     source = None if checks == "all" else INSTRUCTION
-    rows = [row for row in store.sample_verdicts(judge, source=source) if row[3] != "[]"]
+    found = refine_rows(store.sample_verdicts(judge, source=source), checklists)
+    rows = [row for row in found if row[3] != "[]"]
     score = cache(partial(_kept_score, checks))
     table = column_scores(rows, [score(rule, kept, found) for _, _, rule, kept, found in rows])
     kept = store.count_checked_items(source)

@@ -16,6 +16,12 @@ class TopicConfig(BaseModel):
     chunk_size: int = Field(4096, ge=1, description="conversations embedded and fitted at once")
     top_n: int = Field(10, ge=1, description="keywords per cluster")
     min_matches: int = Field(2, ge=1, description="keywords in the vocabulary to keep a cluster")
+    message_matches: int = Field(
+        1,
+        ge=0,
+        description="distinct vocabulary terms in a conversation's own first message that keep "
+        "it outside a kept cluster (recall: the zero-shot check after decides); 0: off",
+    )
     max_chars: int = Field(2000, ge=1, description="first user message cut to this length")
     max_vocab: int = Field(20000, ge=1, description="keyword candidates from the sample")
     openers: int = Field(3, ge=0, description="first messages shown per cluster")
@@ -56,7 +62,10 @@ class TopicReport(BaseModel):
     """What the topic filter found: the clusters, how k was chosen, and where time went."""
 
     n: int
-    kept: int = Field(description="conversations in kept clusters")
+    kept: int = Field(description="conversations kept: in kept clusters or by their message")
+    rescued: int = Field(
+        0, description="of them, kept by their own first message outside a kept cluster"
+    )
     k: int
     silhouette: dict[int, float] = Field(description="sample silhouette per k tried")
     embedder: str

@@ -7,7 +7,9 @@ Memory stays flat in the number of conversations; per-conversation data waits on
    (the default one, for Chinese) is fitted on the sample; then the spilled messages are
    embedded chunk by chunk and their vectors spilled too.
 2. Choose k: k-means on the sample for each k in [k_min, k_max]; the best mean silhouette wins
-   (ties go to the smaller k). Silhouette needs no labels and rewards compact, well-separated
+   (ties go to the smaller k). k never exceeds sample / 10, so that a small log (20
+   conversations: 2 clusters) is not cut into clusters of one or two messages.
+   Silhouette needs no labels and rewards compact, well-separated
    topics; on a bounded sample it costs the same whatever the corpus size. A fixed `k` skips the
    search (and is still scored). On real logs silhouette tends to prefer few broad topics: raise
    `k_min` or fix `k` for finer ones.
@@ -19,7 +21,10 @@ Memory stays flat in the number of conversations; per-conversation data waits on
    (c-TF-IDF, as in BERTopic): the word's share of the cluster's words times log(1 + average
    words per cluster / the word's count over all clusters). The `openers` messages nearest to
    each centre are kept to show what the cluster is about.
-5. Keep a cluster when at least `min_matches` of its `top_n` keywords are in the vocabulary.
+5. Keep a cluster when at least `min_matches` of its `top_n` keywords are in the vocabulary,
+   and, leaning to recall, any conversation outside a kept cluster whose own first message
+   holds `message_matches` distinct vocabulary terms (a probability question in a cluster of
+   general questions). The zero-shot check after this tier (`domain`) brings the precision.
 
 Results are deterministic for a given seed and input order.
 """
@@ -49,9 +54,11 @@ from checkbench.convbench.segment import Segmenter
 from checkbench.convbench.topic_report import Assignment, Cluster, TopicConfig, TopicReport
 from checkbench.convbench.vocab import match_terms
 from checkbench.errors import InputError
-from checkbench.jsonl import write_jsonl
+from checkbench.jsonl import read_models, write_jsonl
 
 OPENER_CHARS = 100
+MIN_CLUSTER_SIZE = 10
+"""Sample messages per cluster, on average, that k may not go below (`k_min` aside)."""
 _BLANKS = re.compile(r"\s+")
 
 
@@ -97,10 +104,13 @@ def cluster_topics(
                 clusters = _describe(scratch, model, sample.texts, vocabulary, config)
             if assignments is not None:
                 with _timed(timings, "assign"):
-                    write_jsonl(assignments, _assign(scratch, model, clusters, config.chunk_size))
+                    rows = _assign(scratch, model, clusters, vocabulary, config)
+                    write_jsonl(assignments, rows)
+    rescued = _rescued(assignments, clusters) if assignments is not None else 0
     return TopicReport(
         n=scratch.n,
-        kept=sum(c.size for c in clusters if c.kept),
+        kept=sum(c.size for c in clusters if c.kept) + rescued,
+        rescued=rescued,
         k=len(clusters),
         silhouette=scores,
         embedder=embedder.name,
@@ -223,7 +233,8 @@ def _initial_centres(
     if config.k is not None:
         candidates = [min(config.k, distinct)]
     else:
-        candidates = list(range(config.k_min, min(config.k_max, distinct - 1) + 1))
+        most = max(config.k_min, len(sample) // MIN_CLUSTER_SIZE)
+        candidates = list(range(config.k_min, min(config.k_max, most, distinct - 1) + 1))
         candidates = candidates or [min(config.k_min, distinct)]
     fits = {
         k: KMeans(k, n_init=3, max_iter=60, random_state=config.seed).fit(sample)
@@ -344,10 +355,31 @@ def class_tfidf(counts: np.ndarray) -> np.ndarray:
 
 
 def _assign(
-    scratch: _Scratch, model: MiniBatchKMeans, clusters: list[Cluster], chunk_size: int
+    scratch: _Scratch,
+    model: MiniBatchKMeans,
+    clusters: list[Cluster],
+    vocabulary: frozenset[str],
+    config: TopicConfig,
 ) -> Iterator[Assignment]:
-    """Pass 3: each conversation's cluster and verdict, in input order."""
+    """Pass 3: each conversation's cluster and verdict, in input order: kept with its cluster,
+    or by the vocabulary terms of its own message."""
     kept = [c.kept for c in clusters]
-    for ids, vectors in zip(scratch.ids(chunk_size), scratch.vectors(chunk_size), strict=True):
-        for conversation_id, label in zip(ids, model.predict(vectors).tolist(), strict=True):
-            yield Assignment(id=conversation_id, cluster=label, kept=kept[label])
+    words = Segmenter(vocabulary).words
+    size = config.chunk_size
+    chunks = zip(scratch.ids(size), scratch.vectors(size), scratch.texts(size), strict=True)
+    for ids, vectors, texts in chunks:
+        labels = model.predict(vectors).tolist()
+        for conversation_id, label, text in zip(ids, labels, texts, strict=True):
+            own = config.message_matches and not kept[label]
+            named = own and len(set(match_terms(set(words(text)), vocabulary)))
+            yield Assignment(
+                id=conversation_id,
+                cluster=label,
+                kept=kept[label] or bool(own and named >= config.message_matches),
+            )
+
+
+def _rescued(assignments: str | Path, clusters: list[Cluster]) -> int:
+    """Conversations kept by their own message outside a kept cluster."""
+    kept = [c.kept for c in clusters]
+    return sum(a.kept and not kept[a.cluster] for a in read_models(assignments, Assignment))

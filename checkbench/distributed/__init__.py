@@ -16,6 +16,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ExecutorName",
         "RayExecutor",
         "executor_named",
+        "probe",
     ),
     "checkbench.distributed.stages": ("LOCAL_STAGES", "Stages", "generation", "judging"),
 }

@@ -88,7 +88,37 @@ def _unreachable(address: str, timeout_s: float = 10.0) -> str | None:
     if not colon or not port.isdigit():
         return None
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s) as conn:
+            return None if _speaks_grpc(conn) else _NOT_RAY
     except OSError as exc:
         return f"nothing answers there ({exc.strerror or type(exc).__name__})"
-    return None
+
+
+_NOT_RAY = "something answers there, but not Ray (no gRPC reply to a short probe)"
+_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+"""HTTP/2's connection preface and an empty SETTINGS frame: a gRPC server (Ray's GCS and
+client server) answers with a SETTINGS frame of its own."""
+
+
+def _speaks_grpc(conn: socket.socket, timeout_s: float = 3.0) -> bool:
+    """Whether the service on `conn` answers HTTP/2 (gRPC) as Ray does; a plaintext probe, so
+    a cluster set up with TLS (RAY_USE_TLS) is not probed."""
+    if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+        return True
+    conn.settimeout(timeout_s)
+    try:
+        conn.sendall(_PREFACE)
+        header = conn.recv(9)
+    except OSError:
+        return False
+    return len(header) == 9 and header[3] == 0x04  # the first frame: SETTINGS
+
+
+def probe(executor: Executor) -> None:
+    """Refuse in one line, before a run directory is made, a Ray address where nothing or
+    something other than Ray answers (Ray itself would retry it for minutes)."""
+    if (ray_settings := ray_executor(executor)) is None:
+        return
+    address = ray_settings.address or os.environ.get("RAY_ADDRESS")
+    if address and (problem := _unreachable(address)):
+        raise CheckbenchError(f"cannot start or join Ray at {address}: {problem}")

@@ -36,7 +36,7 @@ from checkbench.judges.stage import judge_responses
 from checkbench.llm import ModelOptions
 from checkbench.llm.base import ChatBackend, ChatRequest, ChatResult, backend_identity
 from checkbench.llm.batch import BatchBackend
-from checkbench.steps.caller import Caller, CallOutcome
+from checkbench.steps.caller import LIMITS_META, Caller, CallOutcome
 from checkbench.steps.model import StepModel
 from checkbench.steps.pool import run_pool
 from checkbench.steps.stage import StageRun, StageSummary, StageWork, dispatch_here
@@ -130,11 +130,13 @@ class RayDispatch:
         backends = [model.backend for model in models.values()]
         remote = RemoteWork(_recipes(backends, self.specs, self.options or ModelOptions()), work)
         pending = iter(jobs)
+        limits: dict[str, dict[str, int]] = {}
         while chunk := list(itertools.islice(pending, self.ray.chunk)):
             sent, waiting = await _try_here(stage, work, models, chunk, workers, done)
             for batch in _dispatch(self.ray, remote, sent):
                 for result in batch.results:
                     done(result)
+                _note_limits(stage.caller.store, limits, batch)
                 await _settle(stage, batch)
             await dispatch_here(stage, work, models, waiting, workers, done)
 
@@ -203,6 +205,22 @@ def pipeline(
     )
     for row in done.iter_rows():
         yield row[DONE]
+
+
+def _note_limits(store: RunStore, seen: dict[str, dict[str, int]], done: BatchDone[Any]) -> None:
+    """Keep in the store, as the local executor does, the calls at once each model is given:
+    the limits its backends settled on, added up over the workers (`seen`: worker -> model ->
+    its latest limit)."""
+    if not done.limits:
+        return
+    seen[done.worker] = {**seen.get(done.worker, {}), **done.limits}
+    summed: dict[str, int] = {}
+    for limits in seen.values():
+        for model, limit in limits.items():
+            summed[model] = summed.get(model, 0) + limit
+    known = store.get_meta(LIMITS_META, {})
+    if {**known, **summed} != known:
+        store.set_meta(LIMITS_META, {**known, **summed})
 
 
 async def _settle(stage: StageRun, done: BatchDone[Any]) -> None:

@@ -10,6 +10,7 @@ import functools
 import hashlib
 import os
 import pickle
+import socket
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -17,9 +18,9 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from checkbench.llm import ModelOptions, open_backend
-from checkbench.llm.base import ChatBackend
+from checkbench.llm.base import ChatBackend, backend_identity
 from checkbench.llm.models_file import find_models_file
-from checkbench.steps.caller import CallCounters, Caller
+from checkbench.steps.caller import LIMITS_META, CallCounters, Caller
 from checkbench.steps.loop import new_event_loop
 from checkbench.steps.model import StepModel
 from checkbench.steps.stage import StageWork
@@ -36,19 +37,22 @@ needs) and of its output rows (one pickled BatchDone each)."""
 @dataclass(frozen=True)
 class ModelRecipe:
     """How a worker opens the backend the driver opened: the same spec and options, under the
-    name the run store bound it to, with the driver's models file (its text, as a worker on
-    another machine has no such file)."""
+    name the run store bound it to and the identity the driver gave it (sampling flags
+    included, so the calls' keys are the driver's), with the driver's models file (its text,
+    as a worker on another machine has no such file)."""
 
     spec: str
     name: str
     options: ModelOptions
     models_text: str | None = None
+    identity: str | None = None
 
     @classmethod
     def of(cls, spec: str, backend: ChatBackend, options: ModelOptions) -> ModelRecipe:
         path = find_models_file(options.models_file)
         text = path.read_text(encoding="utf-8") if path is not None else None
-        return cls(spec, backend.name, replace(options, models_file=None), text)
+        options = replace(options, models_file=None)
+        return cls(spec, backend.name, options, text, backend_identity(backend))
 
     def open(self) -> ChatBackend:
         options = self.options
@@ -62,6 +66,8 @@ class ModelRecipe:
             options = replace(options, models_file=path)
         backend = open_backend(self.spec, options)
         backend.name = self.name
+        if self.identity is not None:
+            backend.identity = self.identity  # type: ignore[attr-defined]
         return backend
 
 
@@ -97,11 +103,14 @@ class CallJournal:
 @dataclass(frozen=True)
 class BatchDone(Generic[R]):
     """One batch worked off: a result per job, the calls made (each with whether it replaces
-    an earlier answer) and the caller's counters."""
+    an earlier answer), the caller's counters, and the limits of calls at once that the
+    worker's backends settled on (model name -> limit) with the worker that keeps them."""
 
     results: list[R]
     calls: list[tuple[CallRecord, bool]]
     counters: CallCounters
+    limits: dict[str, int] = field(default_factory=dict)
+    worker: str = ""
 
 
 @dataclass(frozen=True)
@@ -147,4 +156,6 @@ async def _batch(
     caller = Caller(cast(RunStore, journal))  # the Caller uses only what the journal has
     models = {backend.name: StepModel(backend, caller) for backend in backends}
     results = await asyncio.gather(*(work.run(models, job) for job, _ in jobs))
-    return BatchDone(list(results), journal.calls, caller.counters)
+    limits = journal.get_meta(LIMITS_META, {})
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    return BatchDone(list(results), journal.calls, caller.counters, limits, worker)

@@ -18,20 +18,30 @@ from typing import Any
 
 from checkbench import registry
 from checkbench.benchmarks import iter_items
-from checkbench.distributed import Executor, Stages, generation, judging
+from checkbench.distributed import Executor, Stages, generation, judging, probe
+from checkbench.distributed.executor import ray_executor
+from checkbench.errors import InputError
 from checkbench.evaluation.runs import (
     answer_and_judge,
+    keep_sampling,
     open_backends,
     pick_judge,
     run_stage,
-    store_items,
+    store_slice,
+    undone_unless_called,
+    within,
 )
-from checkbench.generation.requests import GenerationSettings, refuse_identical_samples
+from checkbench.generation.requests import (
+    GenerationSettings,
+    refuse_identical_samples,
+)
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.llm import ModelOptions, open_backend
-from checkbench.llm.base import backend_identity
+from checkbench.llm.base import ChatBackend, backend_identity
 from checkbench.scoring.settings import ScoringSettings
+from checkbench.steps.budget import CostLimit
 from checkbench.steps.progress import ProgressSink
+from checkbench.steps.slices import Slice, claim_judge
 from checkbench.steps.stage import RunTally, StageSummary
 from checkbench.store import RunStore
 
@@ -77,8 +87,12 @@ def run(
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
     executor: Executor = "local",
+    slice_: Slice | None = None,
+    cost: CostLimit | None = None,
 ) -> RunResult:
-    """Generate, judge and score in one go, on one open run store; rerunning resumes."""
+    """Generate, judge and score in one go, on one open run store; rerunning resumes. With
+    `slice_`, the run's items are the slice's (see `steps.slices`); with `cost`, the calls stop
+    at its limit (`OverBudget`)."""
     settings = settings or GenerationSettings()
     judge_settings = judge_settings or JudgeSettings()
     # 1. open the models: the candidates and the judge, here or on Ray workers
@@ -86,8 +100,16 @@ def run(
     candidates = open_backends(models, options)
     judge_backend = open_backend(judge_model, options)
     refuse_identical_samples(iter_items(bench, fmt), settings, candidates)
+    cost = _priced(cost, [*candidates, judge_backend], executor)
+    probe(executor)
     # 2. store the items (bad input writes nothing), then answer and judge them
-    with prepare_run(bench, run_dir, fmt=fmt) as store:
+    with (
+        undone_unless_called(run_dir),
+        prepare_run(bench, run_dir, fmt=fmt, slice_=slice_) as store,
+        within(store, [*candidates, judge_backend], cost),
+    ):
+        keep_sampling(store, candidates, settings)
+        claim_judge(store, judge_name(judge_backend, judge_settings), Slice())
         summaries = answer_and_judge(
             store,
             candidates,
@@ -100,7 +122,7 @@ def run(
         # 3. score the judge's verdicts by the benchmark's protocol
         judge = judge_name(judge_backend, judge_settings)
         protocol, scores = _score_by_protocol(store, judge, scoring or ScoringSettings())
-        return RunResult(summaries, protocol, scores, judge, RunTally.read(store))
+        return RunResult(summaries, protocol, scores, judge, RunTally.read(store, summaries))
 
 
 def _score_by_protocol(store: RunStore, judge: str, settings: ScoringSettings) -> tuple[str, Any]:
@@ -108,13 +130,30 @@ def _score_by_protocol(store: RunStore, judge: str, settings: ScoringSettings) -
     `judge`'s verdicts: `settings.protocol` names it ("fb-bench", "conv-to-bench"), or with
     "auto" the first registered protocol that claims the run's items."""
     scorer = registry.run_scorer(store, settings.protocol)
-    return scorer.name, scorer.score(store, judge, policy=settings.policy)
+    return scorer.name, scorer.score(store, judge, settings)
 
 
-def prepare_run(bench: str | Path, run_dir: str | Path, *, fmt: str = "auto") -> RunStore:
-    """The run store holding the benchmark's items, validated and stored as they are read, in
-    one transaction: memory does not grow with the benchmark, and bad input writes nothing."""
-    return store_items(iter_items(bench, fmt), bench, run_dir)
+def prepare_run(
+    bench: str | Path, run_dir: str | Path, *, fmt: str = "auto", slice_: Slice | None = None
+) -> RunStore:
+    """The run store holding the benchmark's items (the slice's), validated and stored as
+    they are read, in one transaction: memory does not grow with the benchmark (unless
+    sliced), and bad input writes nothing."""
+    return store_slice(iter_items(bench, fmt), bench, run_dir, slice_)
+
+
+def _priced(
+    cost: CostLimit | None, backends: Sequence[ChatBackend], executor: Executor
+) -> CostLimit:
+    """The cost limit, checked before anything is written: every model priced when there is
+    a limit, and the calls made here (a limit counts this process's calls)."""
+    cost = cost or CostLimit()
+    if cost.max_cost is not None and ray_executor(executor) is not None:
+        raise InputError(
+            "a cost limit counts the calls made here: use --executor local", field="--max-cost"
+        )
+    cost.priced(backends)
+    return cost
 
 
 def generate(
@@ -127,13 +166,22 @@ def generate(
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
     executor: Executor = "local",
+    slice_: Slice | None = None,
+    cost: CostLimit | None = None,
 ) -> StageSummary:
-    """Answer every item of `bench` with every model (`settings.samples` times); rerunning
-    resumes where it stopped."""
+    """Answer every item of `bench` (of the slice) with every model (`settings.samples`
+    times); rerunning resumes where it stopped."""
     stage = generation(executor, models, options)
     backends = open_backends(models, options)
     refuse_identical_samples(iter_items(bench, fmt), settings or GenerationSettings(), backends)
-    with prepare_run(bench, run_dir, fmt=fmt) as store:
+    cost = _priced(cost, backends, executor)
+    probe(executor)
+    with (
+        undone_unless_called(run_dir),
+        prepare_run(bench, run_dir, fmt=fmt, slice_=slice_) as store,
+        within(store, backends, cost),
+    ):
+        keep_sampling(store, backends, settings or GenerationSettings())
         return run_stage(store, backends, stage, backends, settings=settings, progress=progress)
 
 
@@ -145,16 +193,26 @@ def judge(
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
     executor: Executor = "local",
+    slice_: Slice | None = None,
+    cost: CostLimit | None = None,
 ) -> JudgingResult:
-    """Judge every response in the run against its item's checklist; rerunning resumes."""
+    """Judge every response in the run (the slice's) against its item's checklist; rerunning
+    resumes."""
     settings = settings or JudgeSettings()
     stage = judging(executor, judge_model, options)
     backend = open_backend(judge_model, options)
+    cost = _priced(cost, [backend], executor)
     with RunStore.existing(run_dir, writer=True) as store:
-        summary = run_stage(store, [backend], stage, backend, settings=settings, progress=progress)
+        # the slice checked and recorded under the judge's name in the run before any write
+        backend.name = _bound_name(store, backend)
+        claim_judge(store, judge_name(backend, settings), slice_ or Slice())
+        with within(store, [backend], cost):
+            summary = run_stage(
+                store, [backend], stage, backend, settings=settings, progress=progress
+            )
         judge = judge_name(backend, settings)
         protocol = registry.run_scorer(store).name
-        return JudgingResult(summary, judge, protocol, RunTally.read(store))
+        return JudgingResult(summary, judge, protocol, RunTally.read(store, [summary]))
 
 
 def judge_id(
@@ -169,9 +227,14 @@ def judge_id(
     Nothing is called."""
     backend = open_backend(judge_model, options)
     with RunStore.existing(run_dir) as store:
-        bound = {identity: name for name, identity in store.model_identities().items()}
-    backend.name = bound.get(backend_identity(backend), backend.name)
+        backend.name = _bound_name(store, backend)
     return judge_name(backend, settings or JudgeSettings())
+
+
+def _bound_name(store: RunStore, backend: ChatBackend) -> str:
+    """The name the run bound the backend's identity to (its own when not bound yet)."""
+    bound = {identity: name for name, identity in store.model_identities().items()}
+    return bound.get(backend_identity(backend), backend.name)
 
 
 def score(
@@ -183,5 +246,5 @@ def score(
 ) -> Any:
     """The protocol's scores of a stored run by `judge`'s verdicts (default: the run's only
     judge)."""
-    with RunStore.existing(run_dir) as store:
+    with RunStore.existing(run_dir, read_only=True) as store:
         return scorer(store, pick_judge(store, judge), settings or ScoringSettings())

@@ -9,7 +9,8 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from checkbench.benchmarks import load_items
-from checkbench.evaluation.runs import answer_and_judge, open_backends, store_items
+from checkbench.errors import InputError
+from checkbench.evaluation.runs import answer_and_judge, open_backends, store_items, store_slice
 from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
 from checkbench.fbbench.judgments import load_fbbench_judgment_dir
 from checkbench.fbbench.versions import ImportSummary
@@ -18,25 +19,48 @@ from checkbench.inputs import output_dir, output_file
 from checkbench.jsonl import write_jsonl
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.llm import ModelOptions, open_backend
+from checkbench.schema import Response
 from checkbench.steps.progress import ProgressSink
+from checkbench.steps.slices import Slice
 from checkbench.store import STORE_FILE, RunStore
 
 
-def import_fbbench_judgments(directory: str | Path, run_dir: str | Path) -> ImportSummary:
+def import_fbbench_judgments(
+    directory: str | Path, run_dir: str | Path, *, slice_: Slice | None = None
+) -> ImportSummary:
     """Load published FB-Bench judgment files (one JSONL per model) into a run, new or not: a
     sample already in the run is matched by its content, so files of either dataset version
-    land on the same item. The summary says what was read and what differed."""
+    land on the same item. The summary says what was read and what differed. With `slice_`,
+    only its items (and its models) are imported (see `steps.slices`)."""
     known = []
-    if (Path(run_dir) / STORE_FILE).is_file():
+    if (output_dir(run_dir) / STORE_FILE).is_file():
         with RunStore.existing(run_dir) as store:
             known = store.items()
     loaded = load_fbbench_judgment_dir(directory, known=known)
-    with store_items(loaded.items, f"FB-Bench judgments from {directory}", run_dir) as store:
+    models = _sliced_models(loaded.responses, slice_)
+    source = f"FB-Bench judgments from {directory}"
+    with store_slice(loaded.items, source, run_dir, slice_) as store:
+        kept = {item_id for item_id, *_ in store.item_columns()}
         with store.transaction():
             for response in loaded.responses:
-                store.put_response(response)
-        store.put_verdicts(loaded.verdicts)
+                if response.item_id in kept and response.model in models:
+                    store.put_response(response)
+        store.put_verdicts(v for v in loaded.verdicts if v.item_id in kept and v.model in models)
     return loaded.summary
+
+
+def _sliced_models(responses: Sequence[Response], slice_: Slice | None) -> set[str]:
+    """The models to import: the slice's (each must be in the files), else every one."""
+    found = {response.model for response in responses}
+    if slice_ is None or not slice_.models:
+        return found
+    for model in slice_.models:
+        if model not in found:
+            raise InputError(
+                f"no model '{model}' in the judgment files (models: {', '.join(sorted(found))})",
+                field="--model",
+            )
+    return set(slice_.models)
 
 
 def filter_by_difficulty(

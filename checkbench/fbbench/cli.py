@@ -3,14 +3,10 @@ difficulty post-filter) and the terminal rendering of its leaderboard."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich import box
-from rich.markup import escape
-from rich.table import Table
 
 from checkbench.console import Group
 from checkbench.console.options import (
@@ -20,11 +16,24 @@ from checkbench.console.options import (
     Format,
     JudgeModel,
     with_model_options,
+    with_slice_and_models,
 )
-from checkbench.console.render import console, exit_if_all_failed, score_cell
+from checkbench.console.render import console, exit_if_all_failed
+from checkbench.console.tables import (
+    Cell,
+    Column,
+    Grid,
+    OutputFormat,
+    cell,
+    estimate,
+    print_grid,
+    show,
+)
 from checkbench.llm import ModelOptions
+from checkbench.stats.estimate import degenerate_why
 from checkbench.stats.notation import UNDEFINED, value_text
 from checkbench.steps.progress import RichProgress
+from checkbench.steps.slices import WHOLE_SLICE, Slice
 
 if TYPE_CHECKING:
     from checkbench.fbbench.difficulty import DifficultyReport
@@ -41,16 +50,19 @@ TABLE_FACETS = ("task", "feedback_type", "deficiency")
 
 
 @app.command("import")
+@with_slice_and_models
 def import_judgments(
     directory: Annotated[Path, typer.Argument(help="Folder of published judgment JSONL files.")],
     run_dir: Annotated[
         Path, typer.Option("--out", "-o", help="Run directory to create or extend.")
     ],
+    slice_: Slice = WHOLE_SLICE,
 ) -> None:
-    """Load the FB-Bench authors' judgment files (one JSONL per model) so they can be re-scored."""
+    """Load the FB-Bench authors' judgment files (one JSONL per model) so they can be re-scored
+    (a slice of them: its items, its models)."""
     from checkbench.fbbench.api import import_fbbench_judgments
 
-    summary = import_fbbench_judgments(directory, run_dir)
+    summary = import_fbbench_judgments(directory, run_dir, slice_=slice_)
     console.print(
         f"imported {summary.records} responses of {summary.samples} items ({summary.models} "
         f"models, {summary.files} files) into {run_dir}",
@@ -58,6 +70,10 @@ def import_judgments(
     )
     for line in summary.lines()[1:]:
         console.print(line, markup=False)
+    if not slice_.whole:
+        console.print(
+            f"sliced ({slice_.spec()}): only its items and models were kept", markup=False
+        )
 
 
 @app.command("filter")
@@ -145,35 +161,42 @@ def _leaderboard_notes(board: FBBenchLeaderboard) -> list[str]:
     return notes
 
 
-def print_leaderboard(board: FBBenchLeaderboard) -> None:
+def leaderboard_grid(board: FBBenchLeaderboard) -> Grid:
     """The FB-Bench leaderboard: headline scores with 95% intervals, n and unscored counts."""
-    title = f"FB-Bench leaderboard, 95% bootstrap intervals (judge: {board.judge})"
-    table = Table(
-        title=title,
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-        padding=(0, 1, 0, 0),
+    columns = [Column("#"), Column("model", numeric=False)]
+    columns += [Column(name) for name in ("EC", "RM", "overall", "n", "unscored")]
+    rows = [
+        [
+            cell(rank),
+            cell(row.model),
+            _score(row.error_correction, row.error_correction_ci, row.error_correction_n),
+            _score(
+                row.response_maintenance, row.response_maintenance_ci, row.response_maintenance_n
+            ),
+            _score(row.overall, row.overall_ci, row.n),
+            cell(row.n),
+            cell(row.unscored, style="red" if row.unscored else ""),
+        ]
+        for rank, row in enumerate(board.rows, start=1)
+    ]
+    return Grid(
+        title=f"FB-Bench leaderboard, 95% bootstrap intervals (judge: {board.judge})",
+        columns=columns,
+        rows=rows,
+        notes=_leaderboard_notes(board),
+        label=1,
     )
-    table.add_column("#", justify="right")
-    table.add_column("model", overflow="fold")
-    for column in ("EC", "RM", "overall"):
-        table.add_column(column, justify="right", no_wrap=True)
-    for column in ("n", "unscored"):
-        table.add_column(column, justify="right")
-    for rank, row in enumerate(board.rows, start=1):
-        table.add_row(
-            str(rank),
-            row.model,
-            score_cell(row.error_correction, row.error_correction_ci),
-            score_cell(row.response_maintenance, row.response_maintenance_ci),
-            score_cell(row.overall, row.overall_ci),
-            str(row.n),
-            f"[red]{row.unscored}[/]" if row.unscored else "0",
-        )
-    console.print(table)
-    for note in _leaderboard_notes(board):
-        console.print(f"[dim]{escape(note)}[/]", highlight=False)
+
+
+def _score(value: float | None, ci: tuple[float, float] | None, n: int) -> Cell:
+    low, high = ci or (None, None)
+    why = degenerate_why(low, high, n) if value is not None else None
+    return estimate(value, low, high, why=why)
+
+
+def print_leaderboard(board: FBBenchLeaderboard) -> None:
+    """The FB-Bench leaderboard as a table fitted to the terminal."""
+    print_grid(leaderboard_grid(board), console)
 
 
 def _shown_slices(board: FBBenchLeaderboard, facet: str) -> list[str]:
@@ -185,40 +208,74 @@ def _shown_slices(board: FBBenchLeaderboard, facet: str) -> list[str]:
     return scenarios + (["all"] if "all" in present and len(scenarios) != 1 else [])
 
 
-def print_breakdowns(board: FBBenchLeaderboard, facets: tuple[str, ...]) -> None:
-    """One table per (facet, slice): rows are facet values, columns are models; each cell is
-    the mean of the task means, as FB-Bench reports, with its number of items."""
+def breakdown_grids(board: FBBenchLeaderboard, facets: tuple[str, ...]) -> list[Grid]:
+    """One grid per (facet, slice): models as rows, facet values as columns (transposed or
+    in blocks where they do not fit); each cell is the mean of the task means, as FB-Bench
+    reports, with its number of items, given once in the header when every model has the same."""
     models = [row.model for row in board.rows]
+    grids = []
     for facet in facets:
         for name in _shown_slices(board, facet):
-            columns = [board.breakdowns[model].get(facet, {}).get(name, {}) for model in models]
-            values = sorted({value for column in columns for value in column})
-            label = "all items" if name == "all" else name
-            table = Table(title=f"{label}: score by {facet.replace('_', ' ')} (mean of task means)")
-            table.add_column(facet, no_wrap=True)
-            for model in models:
-                table.add_column(model, justify="right")
-            for value in values:
-                row = [
-                    f"{value_text(cell.score)} [dim]n={cell.n}[/]" if cell else UNDEFINED
-                    for cell in (column.get(value) for column in columns)
+            slices = [board.breakdowns[model].get(facet, {}).get(name, {}) for model in models]
+            values = sorted({value for cells in slices for value in cells})
+            counts = {
+                value: {cells[value].n for cells in slices if value in cells} for value in values
+            }
+            columns = [Column("model", numeric=False)]
+            columns += [Column(_header(value, counts[value])) for value in values]
+            rows = [
+                [
+                    cell(model),
+                    *(
+                        cell(value_text(cells[value].score), _count(cells[value].n, counts[value]))
+                        if value in cells
+                        else cell(UNDEFINED)
+                        for value in values
+                    ),
                 ]
-                table.add_row(value, *row)
-            console.print(table)
+                for model, cells in zip(models, slices, strict=True)
+            ]
+            label = "all items" if name == "all" else name
+            grids.append(
+                Grid(
+                    title=f"{label}: score by {facet.replace('_', ' ')} (mean of task means)",
+                    columns=columns,
+                    rows=rows,
+                    detail_below=False,
+                    transposable=True,
+                )
+            )
+    return grids
 
 
-def show_leaderboard(board: FBBenchLeaderboard, as_json: bool, breakdowns: bool) -> None:
-    """The leaderboard as JSON, or as tables: the headline, then (with `breakdowns`) one
-    table per facet and slice."""
-    if as_json:
-        print(json.dumps(board.model_dump(mode="json"), ensure_ascii=False, indent=2))
-        return
-    print_leaderboard(board)
+def _header(value: str, counts: set[int]) -> str:
+    """A facet value, with its number of items when every model has the same."""
+    return f"{value} n={next(iter(counts))}" if len(counts) == 1 else value
+
+
+def _count(n: int, counts: set[int]) -> str:
+    """A cell's number of items, unless the header gives it."""
+    return "" if len(counts) == 1 else f"n={n}"
+
+
+def print_breakdowns(board: FBBenchLeaderboard, facets: tuple[str, ...]) -> None:
+    """The breakdown grids as tables fitted to the terminal."""
+    for grid in breakdown_grids(board, facets):
+        print_grid(grid, console)
+
+
+def show_leaderboard(
+    board: FBBenchLeaderboard, fmt: OutputFormat = "table", breakdowns: bool = True
+) -> None:
+    """The leaderboard in `fmt`: the headline, then (with `breakdowns`) one table per facet
+    and slice; as JSON, the whole leaderboard."""
+    grids = [leaderboard_grid(board)]
     if breakdowns:
-        print_breakdowns(board, TABLE_FACETS)
+        grids += breakdown_grids(board, TABLE_FACETS)
+    show(grids, fmt, console, lambda: board.model_dump(mode="json"))
 
 
 def show_scored(board: FBBenchLeaderboard) -> None:
     """How `run` shows the scores of an FB-Bench run."""
     console.print("Scored by the FB-Bench protocol.")
-    show_leaderboard(board, False, True)
+    show_leaderboard(board)

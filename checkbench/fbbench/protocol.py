@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from checkbench.registry import Alias, BenchmarkFormat, Protocol, RunScorer
+from checkbench.registry import Alias, BenchmarkFormat, Protocol, RunScorer, ScoreStrata
 
 
 def _load(path: Path) -> list[Any]:
@@ -35,10 +35,29 @@ def _fits(store: Any) -> bool:
     return is_fbbench_store(store)
 
 
-def _score(store: Any, judge: str, *, policy: str = "zero") -> Any:
+def _score(
+    store: Any, judge: str, settings: Any = None, *, checklists: Any = None, headline: bool = False
+) -> Any:
     from checkbench.fbbench.scoring import store_leaderboard
+    from checkbench.scoring.refined import chosen_checklists
+    from checkbench.scoring.settings import ScoringSettings
 
-    return store_leaderboard(store, judge, policy=policy)
+    s = settings or ScoringSettings()
+    return store_leaderboard(
+        store,
+        judge,
+        policy=s.policy,
+        source=s.source,
+        seed=s.seed,
+        checklists=checklists if checklists is not None else chosen_checklists(store, s.checklist),
+        breakdowns=not headline,
+    )
+
+
+def _paired(store: Any) -> Any:
+    from checkbench.fbbench.scoring import score_layout
+
+    return score_layout(store)
 
 
 def _show(board: Any) -> None:
@@ -47,8 +66,20 @@ def _show(board: Any) -> None:
     show_scored(board)
 
 
+def _is_run(items: Any) -> bool:
+    from checkbench.fbbench.scoring import is_fbbench_run
+
+    return is_fbbench_run(items)
+
+
 def _is_sample(record: Mapping[str, Any]) -> bool:
     return "bench_type" in record and "checklist" in record
+
+
+def _strata(tags: Mapping[str, Any]) -> str | None:
+    """An item's scenario and task (what FB-Bench's scores are stratified by), if it has them."""
+    scenario, task = tags.get("scenario"), tags.get("task")
+    return f"{scenario[0]}/{task[0]}" if scenario and task else None
 
 
 PROTOCOL = Protocol(
@@ -67,5 +98,17 @@ PROTOCOL = Protocol(
         "checkbench.fbbench.versions": ("ImportSummary",),
     },
     leaderboards=_leaderboards,
-    scorer=RunScorer(name="fb-bench", fits=_fits, score=_score, show=_show, command="leaderboard"),
+    scorer=RunScorer(
+        name="fb-bench",
+        fits=_fits,
+        score=_score,
+        show=_show,
+        command="leaderboard",
+        paired=_paired,
+    ),
+    score_strata=ScoreStrata(
+        ranked_by="FB-Bench's score: the mean of the (scenario, task) group means",
+        fits=_is_run,
+        stratum=_strata,
+    ),
 )

@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from checkbench.choices import ScoreSource
@@ -30,6 +31,7 @@ from checkbench.schema import Item, Response, Verdict
 from checkbench.scoring import (
     GroupScore,
     ItemScores,
+    ScoreLayout,
     Scores,
     UnscoredPolicy,
     most_samples,
@@ -151,12 +153,17 @@ class _Run:
 
 
 def _leaderboard(
-    run: _Run, policy: UnscoredPolicy, source: ScoreSource, b: int, seed: int
+    run: _Run,
+    policy: UnscoredPolicy,
+    source: ScoreSource,
+    b: int,
+    seed: int,
+    breakdowns: bool = True,
 ) -> FBBenchLeaderboard:
     index = {item_id: position for position, item_id in enumerate(run.ids)}
     table = _stored_scores(index, run.units(), run.imported) if source == "stored" else run.computed
     rows: list[FBBenchRow] = []
-    breakdowns: dict[str, Breakdowns] = {}
+    cells: dict[str, Breakdowns] = {}
     if table:
         layout = run.layout()
         unjudged = _unjudged_checks(run.imported, run.judge)
@@ -165,9 +172,10 @@ def _leaderboard(
             for model, scores in table.items()
         ]
         rows.sort(key=lambda row: (row.overall is None, -(row.overall or 0.0), row.model))
-        breakdowns = {
+        cells = {
             row.model: fbbench_breakdowns(layout, table[row.model], policy, b=b, seed=seed)
             for row in rows
+            if breakdowns
         }
     mismatches = _mismatches(run.imported, run.computed, index, run.judge)
     return FBBenchLeaderboard(
@@ -175,7 +183,7 @@ def _leaderboard(
         policy=policy,
         source=source,
         rows=rows,
-        breakdowns=breakdowns,
+        breakdowns=cells,
         score_mismatches=None if mismatches is None else len(mismatches),
     )
 
@@ -200,14 +208,14 @@ def _objects_run(
     )
 
 
-def _store_run(store: RunStore, judge: str) -> _Run:
+def _store_run(store: RunStore, judge: str, checklists: Mapping[int, str] | None) -> _Run:
     return _Run(
         ids=[item_id for item_id, *_ in store.item_columns()],
         layout=lambda: Layout.of_store(store),
         units=store.response_units,
         imported=store.responses_with_meta(),
         judge=judge,
-        computed=store_scores(store, judge),
+        computed=store_scores(store, judge, checklists),
     )
 
 
@@ -239,10 +247,15 @@ def store_leaderboard(
     source: ScoreSource = "verdicts",
     b: int = DEFAULT_B,
     seed: int = DEFAULT_SEED,
+    checklists: Mapping[int, str] | None = None,
+    breakdowns: bool = True,
 ) -> FBBenchLeaderboard:
     """`fbbench_leaderboard` of a run store's items, responses and `judge`'s verdicts, read in
-    columns: no item, response or verdict body is parsed but those of imported records."""
-    return _leaderboard(_store_run(store, judge), policy, source, b, seed)
+    columns: no item, response or verdict body is parsed but those of imported records. With
+    `checklists` (`scoring.refined`), the refined items are scored by their kept checks;
+    without `breakdowns`, the headline only."""
+    run = _store_run(store, judge, checklists)
+    return _leaderboard(run, policy, source, b, seed, breakdowns)
 
 
 def _same_score(a: float | None, b: float | None, tolerance: float) -> bool:
@@ -309,3 +322,15 @@ def is_fbbench_run(items: Iterable[Item | ItemHead]) -> bool:
 def is_fbbench_store(store: RunStore) -> bool:
     """`is_fbbench_tags` of a run store's items, read from its columns."""
     return is_fbbench_tags(json.loads(tags) for *_, tags in store.item_columns())
+
+
+def score_layout(store: RunStore) -> ScoreLayout:
+    """How the leaderboard weighs the run's items: Overall is the mean of the (scenario, task)
+    group means, EC and RM the means over their groups, breakdowns by `BREAKDOWN_FACETS`."""
+    layout = Layout.of_store(store)
+    parts = {"error_correction": layout.slices[EC], "response_maintenance": layout.slices[RM]}
+    facets = {
+        facet: {value: np.unique(positions) for value, positions in by_value.items()}
+        for facet, by_value in layout.facets.items()
+    }
+    return ScoreLayout(layout.group, "zero", parts, facets)

@@ -53,7 +53,7 @@ class _Response(_Raw):
     response: str
     labels: list[Label]
     pred_labels: list[Label | None] | None = None
-    pred_score: float | None = None
+    pred_score: float | None = Field(default=None, allow_inf_nan=False)
     critique: str | None = None
 
 

@@ -45,7 +45,7 @@ class MetaResponse(_Model):
     response: str
     labels: list[Label]
     pred_labels: list[Label | None] | None = None
-    pred_score: float | None = None
+    pred_score: float | None = Field(default=None, allow_inf_nan=False)
     critique: CritiqueVerdicts | None = None
 
 
@@ -103,7 +103,27 @@ class MetaRecord(_Model):
                 raise RecordError(f"preference_graph.{j}", "a response is preferred to itself")
             if (edge.rejected, edge.chosen) in seen:
                 raise RecordError(f"preference_graph.{j}", "contradicts an earlier edge")
+            if _reaches(seen, edge.rejected, edge.chosen):
+                raise RecordError(
+                    f"preference_graph.{j}",
+                    f"closes a cycle: {edge.rejected!r} is already preferred, through other "
+                    f"responses, to {edge.chosen!r}",
+                )
             seen.add((edge.chosen, edge.rejected))
+
+
+def _reaches(edges: set[tuple[str, str]], start: str, goal: str) -> bool:
+    """Whether the preferences `edges` lead from `start` to `goal`."""
+    todo, seen = [start], {start}
+    while todo:
+        node = todo.pop()
+        for chosen, rejected in edges:
+            if chosen == node and rejected not in seen:
+                if rejected == goal:
+                    return True
+                seen.add(rejected)
+                todo.append(rejected)
+    return False
 
 
 def count_turns(messages: list[Message]) -> int:

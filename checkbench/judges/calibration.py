@@ -46,6 +46,7 @@ from checkbench.judges.reference import (
 from checkbench.judges.samples import refuse_samples
 from checkbench.schema import Check, Item, Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
+from checkbench.stats.agreement import VerdictAgreement
 from checkbench.store import RecordKind, RunStore
 
 __all__ = [
@@ -61,6 +62,8 @@ __all__ = [
     "Method",
     "SplitFacts",
     "apply_calibration",
+    "calibration_warning",
+    "stored_warning",
     "store_calibrated_verdicts",
     "calibrated_verdicts",
     "fit_calibration",
@@ -88,8 +91,14 @@ class CalibrationReport(CalibrationSettings):
     """Judge verdicts without P(yes) (unscored) or without a reference label: not fitted on."""
     groups: dict[str, int]
     """Group -> its training verdicts, for groups with their own curve."""
+    fallback_groups: dict[str, str] = {}
+    """Group -> why it got no curve of its own (too few training checks, or one class): its
+    checks use the whole-run curve."""
     before: ReferenceAgreement
     after: ReferenceAgreement
+    warning: str | None = None
+    """One line when the calibrated judge cannot be trusted on the held-out items: its
+    verdicts are (nearly) constant, or its kappa with the reference is not above 0."""
 
 
 REPORT_RECORD = RecordKind("calibration_report", CalibrationReport)
@@ -170,20 +179,61 @@ def _units(
 
 def _fit_curves(
     train: list[_Unit], method: Method, by: str | None, min_group: int
-) -> dict[str, Curve]:
+) -> tuple[dict[str, Curve], dict[str, str]]:
+    """The curves (the whole-run one, and each group's that can be fitted), and the groups
+    left to the whole-run curve with the reason."""
+
     def fit(units: list[_Unit]) -> Curve:
         p = np.array([u.p_yes for u in units])
         return fit_curve(p, np.array([int(u.label) for u in units]), method)
 
     curves = {ALL: fit(train)}
+    fallback: dict[str, str] = {}
     groups: dict[str, list[_Unit]] = {}
     for unit in train:
         if by is not None:
             groups.setdefault(group_key(by, unit.item, unit.check), []).append(unit)
     for key, units in sorted(groups.items()):
-        if len(units) >= min_group and len({u.label for u in units}) == 2:
+        passed = sum(u.label for u in units)
+        if len(units) < min_group:
+            fallback[key] = f"{len(units)} training checks (fewer than {min_group})"
+        elif passed in (0, len(units)):
+            side = "passed" if passed else "failed"
+            fallback[key] = f"one class: all {len(units)} training checks {side}"
+        else:
             curves[key] = fit(units)
-    return curves
+    return curves, fallback
+
+
+NEAR_CONSTANT = 0.02
+"""A judge whose held-out verdicts hold at most this share of one answer is near constant."""
+
+
+def calibration_warning(name: str, agreement: VerdictAgreement) -> str | None:
+    """One line when a calibrated judge's held-out verdicts are (nearly) constant or its kappa
+    with the reference is not above 0: its raw agreement then measures the base rate."""
+    scored = agreement.judged_positive + agreement.judged_negative
+    problems = []
+    if scored:
+        minority = min(agreement.judged_positive, agreement.judged_negative)
+        if minority <= NEAR_CONSTANT * scored:
+            problems.append(
+                f"its held-out verdicts are {'nearly ' if minority else ''}constant "
+                f"({agreement.judged_positive} pass, {agreement.judged_negative} fail)"
+            )
+    kappa = agreement.kappa.value
+    if kappa is None or kappa <= 0:
+        problems.append("kappa is undefined" if kappa is None else f"kappa {kappa:.3f} <= 0")
+    if not problems:
+        return None
+    raw, base = agreement.agreement.value, agreement.base_rate
+    told = (
+        f"; its raw agreement {raw:.3f} reflects the base rate (the reference passes "
+        f"{base:.3f} of the checks)"
+        if raw is not None and base is not None
+        else ""
+    )
+    return f"WARNING: calibrated judge {name} is not informative: {', '.join(problems)}{told}"
 
 
 def _threshold(calibration: Calibration, train: list[_Unit]) -> float:
@@ -244,8 +294,9 @@ def fit_calibration(
         min_group=fit.min_group,
         train_items=train_ids,
         test_items=test_ids,
-        curves=_fit_curves(train, fit.method, fit.by, fit.min_group),
+        curves={},
     )
+    calibration.curves, fallback = _fit_curves(train, fit.method, fit.by, fit.min_group)
     calibration.threshold = _threshold(calibration, train)
     responses = store.responses()
     held_out = {"exclude_items": train_set, "b": fit.b, "seed": fit.seed, "level": fit.level}
@@ -255,11 +306,13 @@ def fit_calibration(
         test=_facts([u for u in units if u.item.id not in train_set], len(test_ids)),
         unusable=unusable,
         groups={k: c.train_verdicts for k, c in calibration.curves.items() if k != ALL},
+        fallback_groups=fallback,
         before=compare_verdicts(items, responses, own, gold, **held_out),
         after=compare_verdicts(
             items, responses, calibrated_verdicts(calibration, items, own), gold, **held_out
         ),
     )
+    report.warning = calibration_warning(name, report.after.agreement)
     if save:
         store.put_record(CALIBRATION_RECORD, calibration.name, calibration.model_dump(mode="json"))
         store.put_record(REPORT_RECORD, calibration.name, report)
@@ -272,8 +325,12 @@ def store_calibrated_verdicts(store: RunStore, name: str) -> list[Verdict]:
     calibration = load_calibration(store, name)
     own = store.verdicts(calibration.judge)
     if not own:
+        stored = name in store.records(CALIBRATION_RECORD, only=name)
+        found = ", ".join(store.judges()) or "none"
         raise InputError(
-            f"no verdicts by judge {calibration.judge!r} to calibrate", field="calibration"
+            f"no verdicts by judge {calibration.judge!r} in the run to calibrate (judges: {found})",
+            path=f"{store.run_dir} (calibration {name!r})" if stored else name,
+            field="judge",
         )
     verdicts = calibrated_verdicts(calibration, store.items(), own)
     store.put_verdicts(verdicts)
@@ -296,3 +353,11 @@ def apply_calibration(run_dir: str | Path, calibration: str | Path) -> Calibrati
         artefact = load_calibration(store, str(calibration))
         store_calibrated_verdicts(store, str(calibration))
         return artefact
+
+
+def stored_warning(run_dir: str | Path, judge: str) -> str | None:
+    """The warning of the stored report of the calibration that made judge `judge`, if it has
+    one (None for another judge, or a calibration read from a file without its report here)."""
+    with RunStore.existing(run_dir) as store:
+        reports = store.records(REPORT_RECORD, only=judge)
+    return reports[judge].warning if judge in reports else None

@@ -6,15 +6,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from checkbench.choices import CalibrationMethod as Method
 from checkbench.choices import Decision
-from checkbench.errors import CheckbenchError, InputError
+from checkbench.errors import InputError
 from checkbench.inputs import read_input_text
+from checkbench.jsonl import loads
 from checkbench.judges.reference import CALIBRATION_RECORD
 from checkbench.schema import Check, Item, Verdict
 from checkbench.store import RunStore
@@ -25,6 +26,8 @@ CALIBRATION_VERSION = 1
 ALL = "*"
 """Group name of the curve fitted on every training verdict."""
 _EPS = 1e-6
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+Probability = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
 class Curve(BaseModel):
@@ -32,13 +35,27 @@ class Curve(BaseModel):
     flat beyond), or a constant where the training verdicts hold one class only."""
 
     kind: Literal["logistic", "isotonic", "constant"]
-    coef: float = 0.0
-    intercept: float = 0.0
-    x: list[float] = []
-    y: list[float] = []
-    p: float = 0.0
-    train_verdicts: int
-    train_positive: int
+    coef: Finite = 0.0
+    intercept: Finite = 0.0
+    x: list[Probability] = []
+    y: list[Probability] = []
+    p: Probability = 0.0
+    train_verdicts: int = Field(ge=0)
+    train_positive: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _knots(self) -> Curve:
+        """An isotonic curve needs as many values as knots, at least one, knots ascending."""
+        if self.kind != "isotonic":
+            return self
+        if not self.x or len(self.x) != len(self.y):
+            raise ValueError(
+                f"an isotonic curve needs as many y values as x knots, at least one "
+                f"(got {len(self.x)} and {len(self.y)})"
+            )
+        if any(b < a for a, b in zip(self.x, self.x[1:], strict=False)):
+            raise ValueError("an isotonic curve's x knots must ascend")
+        return self
 
     def predict(self, p_yes: np.ndarray) -> np.ndarray:
         p_yes = np.asarray(p_yes, dtype=float)
@@ -62,7 +79,7 @@ class CalibrationSettings(BaseModel):
     method: Method
     by: str | None
     decision: Decision
-    threshold: float
+    threshold: Probability
     """A check passes when its calibrated P(pass) is at least this."""
     seed: int
 
@@ -71,7 +88,7 @@ class Calibration(CalibrationSettings):
     """A fitted calibration: its settings, its curves, and the items it was fitted and tested on."""
 
     format: Literal["checkbench.calibration"] = CALIBRATION_FORMAT
-    test_fraction: float
+    test_fraction: Probability
     min_group: int
     train_items: list[str]
     test_items: list[str]
@@ -108,13 +125,9 @@ def fit_curve(p_yes: np.ndarray, labels: np.ndarray, method: Method) -> Curve:
     counts = {"train_verdicts": len(labels), "train_positive": int(labels.sum())}
     if len(set(labels.tolist())) < 2:
         return Curve(kind="constant", p=float(labels.mean()) if len(labels) else 0.0, **counts)
-    try:
-        from sklearn.isotonic import IsotonicRegression
-        from sklearn.linear_model import LogisticRegression
-    except ImportError:
-        raise CheckbenchError(
-            "calibration needs scikit-learn: pip install 'checkbench[build]'"
-        ) from None
+    from sklearn.isotonic import IsotonicRegression
+    from sklearn.linear_model import LogisticRegression
+
     if method == "logistic":
         model = LogisticRegression().fit(_logit(p_yes).reshape(-1, 1), labels)
         coef, intercept = float(model.coef_[0][0]), float(model.intercept_[0])
@@ -176,7 +189,8 @@ def read_calibration(data: object, where: str) -> Calibration:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
-        raise InputError(first["msg"], path=where, field=field) from None
+        message = first["msg"].removeprefix("Value error, ")
+        raise InputError(message, path=where, field=field) from None
 
 
 def load_calibration(store: RunStore, name: str) -> Calibration:
@@ -192,7 +206,7 @@ def load_calibration(store: RunStore, name: str) -> Calibration:
             field="calibration",
         )
     try:
-        data = json.loads(read_input_text(path))
+        data = loads(read_input_text(path), path)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
     return read_calibration(data, str(path))

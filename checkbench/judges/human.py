@@ -1,5 +1,6 @@
 """Judge-vs-human agreement on a run's checklist verdicts (FB-Bench's consistency rate, kappa,
-per-class F1), from a JSONL file of human verdicts on a sample of the run's responses.
+per-class F1), from a JSONL file of human verdicts on a sample of the run's responses, or from
+the labels a person gave in the run (`view --annotate`), named by their judge id `human:NAME`.
 
 Each line: {"item_id": ..., "model": ..., "check_id": ..., "passed": true | false | null}; a
 null verdict (the annotator could not decide) has no reference and is counted as such. Other
@@ -22,6 +23,7 @@ from checkbench.schema import Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.stats.agreement import VerdictAgreement, verdict_agreement
 from checkbench.store import RecordKind, RunStore
+from checkbench.store.labels import is_human, model_judges
 
 HUMAN = "human"
 
@@ -70,6 +72,15 @@ def load_human_verdicts(path: str | Path, store: RunStore) -> list[Verdict]:
     return verdicts
 
 
+def _labels(store: RunStore, judge: str) -> list[Verdict]:
+    """A person's labels kept in the run, as the human verdicts."""
+    labels = store.verdicts(judge)
+    if not labels:
+        people = ", ".join(j for j in store.judges() if is_human(j)) or "none"
+        raise InputError(f"no labels by {judge!r} in this run (people: {people})", field="human")
+    return labels
+
+
 class JudgeAgreement(VerdictAgreement):
     """One judge's agreement with the human verdicts."""
 
@@ -88,9 +99,12 @@ def judge_agreement(
     b: int = DEFAULT_B,
     seed: int = DEFAULT_SEED,
 ) -> list[JudgeAgreement]:
-    """Agreement with the human verdicts of each named judge, or of every judge in the run;
-    each result is also kept in the run (for its HTML report)."""
-    input_file(human)  # a bad path fails before the run is opened
+    """Agreement with the human verdicts (a file, or a person's labels in the run named
+    `human:NAME`) of each named judge, or of every model judge in the run; each result is also
+    kept in the run (for its HTML report)."""
+    stored = is_human(str(human))
+    if not stored:
+        input_file(human)  # a bad path fails before the run is opened
     with RunStore.existing(run_dir) as store:
         refuse_samples(store, "agreement")
         found = store.judges()
@@ -101,13 +115,13 @@ def judge_agreement(
                 raise InputError(
                     f"no verdicts by judge {judge!r} (judges: {', '.join(found)})", field="judge"
                 )
-        gold = load_human_verdicts(human, store)
+        gold = _labels(store, str(human)) if stored else load_human_verdicts(human, store)
         results = [
             JudgeAgreement(
                 judge=judge,
                 **verdict_agreement(gold, store.verdicts(judge), b=b, seed=seed).model_dump(),
             )
-            for judge in judges or found
+            for judge in judges or model_judges(found)
         ]
         for result in results:
             store.put_record(AGREEMENT_RECORD, result.judge, result)

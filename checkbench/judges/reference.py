@@ -62,14 +62,15 @@ class RankingEffect(BaseModel):
     models: list[ModelShift]
     spearman: Stat
     kendall_tau_b: Stat
-    max_abs_shift: Stat
-    """The largest |judge - reference| model score over the models, in points (0-100)."""
-    max_shift_model: str | None
+    largest_shift: Stat | None = None
+    """The shift (judge - reference, points 0-100) of the model whose score moves most: the
+    same figure and interval as that model's row in `models`; None without models."""
+    largest_shift_model: str | None = None
 
 
 class ReferenceAgreement(BaseModel):
     """A judge's verdicts against a reference judge's: per check and for the benchmark.
-    In `agreement`, `only_human` counts verdicts only the reference has."""
+    In `agreement`, `only_reference` counts verdicts only the reference has."""
 
     judge: str
     reference: str
@@ -131,12 +132,11 @@ def _means(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 def _figures(judge: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """[spearman, kendall, max |shift|] of one pair of model score vectors (fractions)."""
+    """[spearman, kendall] of one pair of model score vectors (fractions)."""
     ok = ~(np.isnan(judge) | np.isnan(reference))
     if not ok.all():
-        return np.full(3, np.nan)
-    shift = np.abs(judge - reference)
-    return np.array([_spearman(judge, reference), _kendall(judge, reference), shift.max() * 100])
+        return np.full(2, np.nan)
+    return np.array([_spearman(judge, reference), _kendall(judge, reference)])
 
 
 def _ranks(scores: np.ndarray) -> np.ndarray:
@@ -185,7 +185,7 @@ def ranking_effect(
     weights = _weights(len(item_ids), b, seed)
     boot = [_means(t, weights) for t in tables]
     figures = _figures(*point)
-    boot_figures = np.array([_figures(j, r) for j, r in zip(*boot, strict=True)]).reshape(-1, 3)
+    boot_figures = np.array([_figures(j, r) for j, r in zip(*boot, strict=True)]).reshape(-1, 2)
     judge_ranks, reference_ranks = _ranks(point[0]), _ranks(point[1])
     shifts = []
     for m, model in enumerate(models):
@@ -209,6 +209,7 @@ def ranking_effect(
             )
         )
     gaps = np.abs(point[0] - point[1])
+    largest = int(np.nanargmax(gaps)) if np.isfinite(gaps).any() else None
     return RankingEffect(
         policy=policy,
         items=len(item_ids),
@@ -218,8 +219,8 @@ def ranking_effect(
         models=shifts,
         spearman=Stat.from_draws(figures[0], boot_figures[:, 0], len(models), level),
         kendall_tau_b=Stat.from_draws(figures[1], boot_figures[:, 1], len(models), level),
-        max_abs_shift=Stat.from_draws(figures[2], boot_figures[:, 2], len(models), level),
-        max_shift_model=models[int(np.nanargmax(gaps))] if np.isfinite(gaps).any() else None,
+        largest_shift=shifts[largest].shift if largest is not None else None,
+        largest_shift_model=models[largest] if largest is not None else None,
     )
 
 

@@ -105,7 +105,7 @@ async def answer_and_judge_here(
     settings = settings or GenerationSettings()
     judge_settings = judge_settings or JudgeSettings()
     judging = Caller(store)
-    clock = StageClock(judging.counters)
+    clock = StageClock(judging.counters, calls_after=store.last_call())
     sink = VerdictSink(store)
     earlier = await judge_responses(
         store,

@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from checkbench.errors import InputError
 from checkbench.llm.base import (
@@ -23,6 +24,7 @@ from checkbench.llm.batch_client import BatchClient
 from checkbench.llm.models_file import ModelEntry, Sampling, find_models_file
 from checkbench.llm.models_file import load_models_file as _load_models_file
 from checkbench.llm.openai_compat import JsonMode, OpenAIBackend
+from checkbench.llm.retry import DEFAULT_DEADLINE_S
 
 __all__ = [
     "ChatBackend",
@@ -69,6 +71,8 @@ class ModelOptions:
     """Seconds between status checks of a submitted batch."""
     max_answer_bytes: int = MAX_ANSWER_BYTES
     """The longest answer text (UTF-8 bytes) a model may give: a longer one is a failed call."""
+    deadline_s: float = DEFAULT_DEADLINE_S
+    """Seconds one call may take over all its attempts and waits: past it the call fails."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,11 @@ class ModelSpec:
             return None
         if self.entry.base_urls:
             return self.entry.base_urls[0].rstrip("/")
-        url = self.base_url or options.base_url or os.environ.get("OPENAI_BASE_URL")
+        if self.base_url:
+            return self.base_url.rstrip("/")
+        url = options.base_url or os.environ.get("OPENAI_BASE_URL")
+        if url:
+            http_url(url, "--base-url" if options.base_url else "$OPENAI_BASE_URL")
         return (url or DEFAULT_OPENAI_URL).rstrip("/")
 
     def endpoints(self, options: ModelOptions) -> list[str]:
@@ -123,6 +131,18 @@ class ModelSpec:
             "sampling": self.entry.sampling().model_dump(exclude_none=True),
         }
         return json.dumps(payload, sort_keys=True, separators=(",", ":"))
+
+
+def http_url(url: str, where: str) -> str:
+    """`url`, refused in one line unless it is http(s) with a host (as the models file
+    requires): a doomed endpoint fails before any run directory is made."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(
+            f"{url!r} is not an http:// or https:// URL with a host, e.g. http://localhost:8000/v1",
+            field=where,
+        )
+    return url
 
 
 def _split_inline(rest: str) -> tuple[str, str | None]:
@@ -178,7 +198,12 @@ def open_backend(spec: str, options: ModelOptions | None = None) -> ChatBackend:
     `max_answer_bytes` (read by the caller that records its calls)."""
     options = options or ModelOptions()
     backend = _open_backend(spec, options)
-    backend.max_answer_bytes = options.max_answer_bytes  # type: ignore[attr-defined]
+    entry = parse_model_spec(spec, options).entry
+    bound = entry.max_answer_bytes or options.max_answer_bytes
+    backend.max_answer_bytes = bound  # type: ignore[attr-defined]
+    backend.deadline_s = entry.deadline or options.deadline_s  # type: ignore[attr-defined]
+    if entry.base_urls:  # replicas: the run keeps them, to tell another server from a new one
+        backend.replica_urls = [url.rstrip("/") for url in entry.base_urls]  # type: ignore[attr-defined]
     return backend
 
 

@@ -22,10 +22,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from checkbench.errors import InputError
 from checkbench.inputs import input_file, read_input_text
+from checkbench.jsonl import check_depth, too_deep
 
 DEFAULT_MODELS_FILE = "checkbench.toml"
 JsonModeName = Literal["schema", "object"]
-BaseUrl = Annotated[str, Field(pattern=r"^https?://")]
+BaseUrl = Annotated[str, Field(pattern=r"^https?://[^/?#\s]+")]
 
 
 BATCH_DISCOUNT = 0.5
@@ -125,6 +126,10 @@ class ModelEntry(Sampling):
     batch: bool | None = None
     """Ask this model through its provider's Batch API (None: as the command's --batch says)."""
     price: Price | None = None
+    max_answer_bytes: int | None = Field(default=None, ge=1)
+    """The longest answer (and response body, less its envelope) this model may send."""
+    deadline: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    """Seconds one call to this model may take over all its attempts."""
 
     @field_validator("base_urls")
     @classmethod
@@ -185,6 +190,9 @@ def load_models_file(path: str | Path) -> dict[str, ModelEntry]:
         line = int(at.group(1)) if at else None
         message = str(exc).split(" (at ")[0]
         raise InputError(f"not valid TOML: {message}", path=path, line=line) from None
+    except RecursionError:
+        raise InputError(f"not valid TOML: {too_deep()}", path=path) from None
+    check_depth(data, text, path)
     try:
         return ModelsFile.model_validate(data).models
     except ValidationError as exc:

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
-from checkbench.llm.base import ChatRequest, ChatResult, LLMError, TokenLogprob
+from checkbench.errors import InputError
+from checkbench.llm.base import MAX_ANSWER_BYTES, ChatRequest, ChatResult, LLMError, TokenLogprob
 from checkbench.llm.models_file import Price, Sampling
 from checkbench.llm.replicas import Replicas, Slot
 from checkbench.redact import redact, register_secret
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     import aiohttp
 
 JsonMode = Literal["schema", "object"]
+_ENVELOPE_BYTES = 64 * 1024
+"""What a completion body may hold beyond its answer (ids, usage, log-probs of a short answer)."""
 _SCHEMA_REJECTED = {400, 415, 422}
 """Statuses by which an endpoint refuses json_schema: the request is then retried once as
 json_object with the schema, and when that succeeds the endpoint is asked that way from then
@@ -151,8 +154,16 @@ class OpenAIBackend:
         key = os.environ.get(api_key_env)
         if key:
             register_secret(key)
+            if any(char in key for char in "\r\n\0"):
+                raise InputError(
+                    f"the API key in ${api_key_env} holds a line break or NUL byte, which no "
+                    "HTTP header may carry: set it again without one",
+                    field=api_key_env,
+                )
             self._headers["Authorization"] = f"Bearer {key}"
         self._timeout_s = timeout_s
+        self.max_answer_bytes = MAX_ANSWER_BYTES
+        """The longest answer this endpoint may send (open_backend sets the option's)."""
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
@@ -188,12 +199,28 @@ class OpenAIBackend:
         url = f"{base_url}/chat/completions"
         try:
             async with self._open().post(url, data=_encoded(payload)) as response:
-                body = await response.read()
+                body = await self._bounded_body(response)
                 return _Reply(response.status, response.headers.get("Retry-After"), body)
         except TimeoutError:
             raise LLMError("timeout", retryable=True, timeout=True) from None
         except aiohttp.ClientError as exc:
             raise LLMError(f"connection error: {exc or repr(exc)}", retryable=True) from None
+
+    async def _bounded_body(self, response: Any) -> bytes:
+        """The reply's body, read no further than the answer bound allows: an endpoint that
+        sends more fails the call (not retried: it would send as much again)."""
+        limit = self.max_answer_bytes + _ENVELOPE_BYTES
+        chunks, size = [], 0
+        async for chunk in response.content.iter_chunked(1 << 16):
+            size += len(chunk)
+            if size > limit:
+                raise LLMError(
+                    f"response body over {limit} bytes: the answer bound is "
+                    f"{self.max_answer_bytes} bytes (--max-answer-bytes)",
+                    retryable=False,
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     @property
     def json_mode(self) -> JsonMode:

@@ -58,8 +58,10 @@ class Replicas:
 
     @property
     def limit(self) -> int:
-        """The calls all replicas take at once now."""
-        return sum(int(replica.limit.limit) for replica in self.all)
+        """The calls the replicas take at once now: a replica whose last call failed (set
+        aside, maybe dead) takes none until it answers again, unless every one failed."""
+        alive = [replica for replica in self.all if not replica.failures] or self.all
+        return sum(int(replica.limit.limit) for replica in alive)
 
     def others_up(self, replica: Replica) -> bool:
         """Whether a replica other than `replica` is up (a failed call can go there at once)."""

@@ -11,6 +11,8 @@ from typing import Any
 from checkbench import registry
 from checkbench.inputs import output_file
 from checkbench.jsonl import write_text_atomic
+from checkbench.report.audit import audit_section
+from checkbench.report.compare import compare_section
 from checkbench.report.facts import run_facts
 from checkbench.report.items import ItemDetails
 from checkbench.report.judges import judges_section
@@ -26,6 +28,8 @@ SECTIONS: dict[str, Section] = {
     "facts": run_facts,
     "leaderboards": leaderboards,
     "meta": judges_section,
+    "compare": compare_section,
+    "audit": audit_section,
 }
 """The core sections, by their key in the page data."""
 REPORT_FILE = "report.html"
@@ -65,10 +69,10 @@ def write_report(
     """Write the self-contained HTML report of a run (default RUN_DIR/report.html): with
     every item's record when there are at most `options.embed_items`, else the aggregates and
     a pointer to `checkbench view`, which reads item records a page at a time."""
-    with RunStore.existing(run_dir) as store:  # the run first: a bad one is the error to show
+    with RunStore.existing(run_dir, read_only=True) as store:  # a bad run is the error to show
         path = output_file(out if out is not None else Path(run_dir) / REPORT_FILE)
         report = build_report(store, options)
         chunks = report.details.chunks() if report.data["index"]["items"] else []
         page = render_page(report.data, chunks)
-    write_text_atomic(path, page.html)
+    write_text_atomic(path, page.html, page.encoding)
     return path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from checkbench.report.run import RunData
@@ -52,6 +53,15 @@ def _judges(run: RunData) -> list[dict[str, Any]]:
     return judges
 
 
+def _shown_path(run_dir: Path) -> str:
+    """The run directory as the user gave it relative to where they stand, else absolute."""
+    absolute = run_dir.resolve()
+    try:
+        return str(absolute.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(absolute)
+
+
 def run_facts(run: RunData) -> dict[str, Any]:
     """Models, judges, prompt versions, usage and cost per role, and what went unanswered."""
     counts = run.response_counts
@@ -59,7 +69,7 @@ def run_facts(run: RunData) -> dict[str, Any]:
     used = {row["model"] for row in usage}
     return {
         "run": run.store.run_dir.name,
-        "path": str(run.store.run_dir.resolve()),
+        "path": _shown_path(run.store.run_dir),
         "benchmark": run.store.get_meta("benchmark"),
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "policy": run.options.policy,

@@ -38,7 +38,7 @@ from checkbench.schema import Item, Response, Verdict
 from checkbench.scoring import ItemScores
 
 PASS, FAIL, UNSCORED, ERROR = 1, 2, 4, 8
-CHUNK_ITEMS = 250
+CHUNK_ITEMS = 50
 """Items per embedded chunk: the page parses only the chunks it shows."""
 
 

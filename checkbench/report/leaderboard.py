@@ -15,12 +15,9 @@ from checkbench import registry
 from checkbench.report.run import RunData
 from checkbench.schema import Item
 from checkbench.scoring import facet_breakdown, summarize
+from checkbench.scoring.layout import breaks_down
 
 MEAN_COLUMNS = [["overall", "Score"]]
-MAX_FACET_VALUES = 40
-"""A facet with more values than this (ids, free text) is not a useful breakdown."""
-SKIPPED_FACETS = {"taxonomy"}
-"""Facets with their own section."""
 
 
 def _facets(items: list[Item]) -> list[str]:
@@ -28,11 +25,7 @@ def _facets(items: list[Item]) -> list[str]:
     for item in items:
         for facet, tags in item.tags.items():
             values.setdefault(facet, set()).update(tags)
-    return sorted(
-        facet
-        for facet, seen in values.items()
-        if facet not in SKIPPED_FACETS and 1 < len(seen) <= MAX_FACET_VALUES
-    )
+    return sorted(facet for facet, seen in values.items() if breaks_down(facet, len(seen)))
 
 
 def _mean_board(run: RunData, judge: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from checkbench.errors import InputError
 from checkbench.llm.models_file import Price, parse_prices
 from checkbench.scoring import ItemScores, Scores, UnscoredPolicy, store_scores
 from checkbench.store import ItemHead, RunStore
+from checkbench.store.labels import model_judges
 
 EMBED_ITEMS = 10_000
 """Most items whose records a report file embeds; past this the file shows the aggregates and
@@ -61,7 +62,7 @@ class RunData:
         if options.judge is not None and options.judge not in judges:
             known = ", ".join(judges) or "none"
             raise InputError(f"no verdicts by judge '{options.judge}' (judges: {known})")
-        self.judges: list[str] = [options.judge] if options.judge else judges
+        self.judges: list[str] = [options.judge] if options.judge else model_judges(judges)
         self.items: list[ItemHead] = list(store.item_heads())
         self.models: list[str] = store.models()
 

@@ -17,7 +17,13 @@ from checkbench.scan.builder import TaxBuilderSettings, TaxBuildResult, build_ta
 from checkbench.scan.domains import seed_taxonomy
 from checkbench.scan.facets import facet_taxonomy
 from checkbench.scan.formats import TaxonomyFormat
-from checkbench.scan.navigation import Navigation, NavigationSettings, navigate, navigate_items
+from checkbench.scan.navigation import (
+    Navigation,
+    NavigationSettings,
+    navigate,
+    navigate_items,
+    protocol_ranking,
+)
 from checkbench.scan.pc2 import PC2Result, PC2Settings, load_preferences, pc2_evaluate
 from checkbench.scan.realmix import MixResult, MixSettings, realmix
 from checkbench.scan.tagging import TagResult, TagSettings, tag_items
@@ -178,13 +184,16 @@ def taxonomy_navigate(
     """Per taxonomy node, every model's score and rank from the run's checklist verdicts (of
     the stored judge id `judge`, default the run's only judge), and each model's strengths,
     weaknesses and unstable parents (unscored items left out). The hierarchy is a taxonomy
-    file, or the values of tag `facets` the items carry (e.g. ("task", "subtask"))."""
+    file, or the values of tag `facets` the items carry (e.g. ("task", "subtask")). Models rank
+    by the score of the protocol whose items these are (FB-Bench's mean of group means), else
+    by the mean of items; the result's `ranked_by` says which."""
     if (taxonomy is None) == (not facets):
         raise InputError("give a taxonomy file or tag facets to navigate by (one of the two)")
     tree = load_taxonomy(taxonomy) if taxonomy is not None else None
     _, items, responses, verdicts = judged_run(run_dir, judge)
     scores = score_responses(items, responses, verdicts)
+    by = protocol_ranking(items)
     if tree is not None:
-        return navigate_items(items, scores, tree, settings=settings, pruned=pruned)
+        return navigate_items(items, scores, tree, settings=settings, pruned=pruned, **by)
     by_facets, tags = facet_taxonomy(items, facets)
-    return navigate(scores, tags, taxonomy=by_facets, settings=settings)
+    return navigate(scores, tags, taxonomy=by_facets, settings=settings, **by)

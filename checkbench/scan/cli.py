@@ -16,7 +16,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from checkbench.choices import PC2Mode, TaxonomyFormat
+from checkbench.choices import PC2Mode, TagTurns, TaxonomyFormat
 from checkbench.console import Group
 from checkbench.console.options import (
     DEFAULT_MODEL,
@@ -240,15 +240,28 @@ def tag(
     out: RunDir,
     bench_out: BenchOut,
     model: Model = DEFAULT_MODEL,
-    max_tags: Annotated[int, typer.Option(min=1, help="Taxonomy nodes per item.")] = 4,
+    max_tags: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Nodes chosen per level of the descent, hence at most that many tags."
+        ),
+    ] = 4,
     reason_chars: ReasonChars = 160,
     options: ModelOptions = DEFAULT_OPTIONS,
+    turns: Annotated[
+        TagTurns,
+        typer.Option(
+            help="The user turns that state the task: the first (the default; later turns are "
+            "often feedback) or all of them."
+        ),
+    ] = "first",
 ) -> None:
-    """Give every item a domain and hierarchical taxonomy tags."""
+    """Give every item a domain and hierarchical taxonomy tags, read from its task and chosen
+    level by level down the taxonomy."""
     from checkbench.scan import api
     from checkbench.scan.tagging import TagSettings
 
-    settings = TagSettings(max_tags=max_tags, reason_chars=reason_chars)
+    settings = TagSettings(max_tags=max_tags, reason_chars=reason_chars, turns=turns)
     with RichProgress() as progress:
         result = api.taxonomy_tag(
             bench,
@@ -475,7 +488,7 @@ def print_pc2(report: PC2Report) -> None:
             )
             continue
         value = accuracy.accuracy
-        shown = estimate_inline(value.value, value.low, value.high, RATE_DIGITS)
+        shown = estimate_inline(value.value, value.low, value.high, RATE_DIGITS, value.why)
         console.print(
             f"human agreement ({variant}): accuracy {shown} over {accuracy.pairs} pairs "
             f"({accuracy.correct} correct, {accuracy.wrong} wrong, {accuracy.ties} ties, "

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from checkbench.errors import InputError
-from checkbench.scan.paths import SEP
+from checkbench.scan.paths import join_names
 from checkbench.scan.tree import Node, Taxonomy
 from checkbench.schema import Item
 
 
 def _name(value: str, facet: str) -> str:
-    """A tag value as a node name (the path separator cannot appear in names)."""
-    return value.replace(SEP, "∕").strip() or f"({facet} empty)"
+    """A tag value as a node name."""
+    return value.strip() or f"({facet} empty)"
 
 
 def _paths(item: Item, facets: Sequence[str]) -> list[tuple[str, ...]]:
@@ -46,7 +46,7 @@ def facet_taxonomy(
             level = tree
             for name in chain:
                 level = level.setdefault(name, {})
-        tags[item.id] = [SEP.join(chain) for chain in chains]
+        tags[item.id] = [join_names(chain) for chain in chains]
     if not any(tags.values()):
         raise InputError(
             f"no item has a value for facet '{facets[0]}' (facets given: {', '.join(facets)})",

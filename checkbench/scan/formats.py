@@ -22,6 +22,7 @@ from typing import Any
 
 from checkbench.choices import TaxonomyFormat
 from checkbench.errors import InputError
+from checkbench.jsonl import loads
 
 FORMATS: tuple[TaxonomyFormat, ...] = ("checkbench", "scan")
 Loc = tuple[str | int, ...]
@@ -42,9 +43,14 @@ def _object(pairs: list[tuple[str, Any]]) -> JsonObject:
     return obj
 
 
-def parse_json(text: str) -> Any:
-    """JSON text as data whose objects are JsonObjects; raises json.JSONDecodeError."""
-    return json.loads(text, object_pairs_hook=_object)
+MAX_LEVELS = 100
+"""How deep a taxonomy may be; a deeper file is refused, never recursed into."""
+
+
+def parse_json(text: str, path: str | Path) -> Any:
+    """JSON text as data whose objects are JsonObjects; raises json.JSONDecodeError, or
+    InputError for nesting deeper than a taxonomy of MAX_LEVELS levels can need."""
+    return loads(text, path, limit=2 * MAX_LEVELS + 2, object_pairs_hook=_object)
 
 
 def detect_format(data: Any) -> TaxonomyFormat:

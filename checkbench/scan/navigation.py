@@ -6,6 +6,10 @@ counts once per node. Definitions, all per node (the root "" is the whole item s
 
 - Cell: a model's mean score over its scored items at the node, n, unscored count (of which
   how many it never answered), and a seeded percentile bootstrap interval (`stats.mean_ci`).
+  Where the items are a protocol's whose score is a mean of strata means (FB-Bench: of its
+  (scenario, task) groups; `registry.ScoreStrata`), the cell is that mean of the node's strata
+  (`stats.macro_mean_ci`), so ranks are by the protocol's score; `Navigation.ranked_by` says
+  which.
 - Ranked or "too few": a node is ranked only when every model has at least `min_n` scored items
   there, so every rank is over the same set of models as the overall rank. Ranks: 1 = best,
   ties (means equal to 12 decimals) share the average rank.
@@ -34,23 +38,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from checkbench.errors import InputError
+from checkbench.registry import score_strata
 from checkbench.scan.domains import TAXONOMY_FACET
-from checkbench.scan.paths import SEP, TaxonomyError, lineage, normalize_path, parent_of
+from checkbench.scan.paths import TaxonomyError, lineage, normalize_path, parent_of, split_path
 from checkbench.scan.prune import prune
 from checkbench.scan.queries import META_KEY as SCAN_META
 from checkbench.scan.queries import type_tag_paths
 from checkbench.scan.tree import Taxonomy
 from checkbench.schema import Item
-from checkbench.stats import DEFAULT_B, DEFAULT_SEED, mean_ci
+from checkbench.stats import DEFAULT_B, DEFAULT_SEED, Estimate, macro_mean_ci, mean_ci
 from checkbench.stats.ranking import ranks as average_ranks
 
 TOO_FEW = "too few"
+ITEM_MEAN = "the mean of item scores"
 
 
 class Rule(BaseModel):
@@ -156,6 +162,9 @@ class Navigation(BaseModel):
     profiles: dict[str, Profile]
     untagged: int = 0
     rule_counts: list[RuleCount] = []
+    ranked_by: str = ITEM_MEAN
+    """What the cells' means, hence the ranks, are: the plain mean of items, or the score of the
+    protocol whose items these are."""
 
     def node(self, path: str) -> NodeStats:
         """The stats of the node at path ("" is overall)."""
@@ -225,7 +234,7 @@ def _members(tags: Mapping[str, Sequence[str]], taxonomy: Taxonomy | None) -> di
         for raw in paths:
             for node in lineage(_tag_path(item_id, raw, known)):
                 members.setdefault(node, set()).add(item_id)
-    order = list(members) if taxonomy else sorted(members, key=lambda path: path.split(SEP))
+    order = list(members) if taxonomy else sorted(members, key=split_path)
     return {path: sorted(members[path]) for path in order}
 
 
@@ -233,15 +242,38 @@ def _scored(ids: Sequence[str], by_item: Mapping[str, float | None]) -> list[flo
     return [s for i in ids if (s := by_item.get(i)) is not None]
 
 
+Strata = Mapping[str, str]
+"""Item id -> the stratum its score is averaged within (see the module docstring)."""
+
+
+def _estimate(
+    ids: Sequence[str],
+    by_item: Mapping[str, float | None],
+    settings: NavigationSettings,
+    level: float,
+    strata: Strata | None,
+) -> Estimate:
+    """The mean over the scored items `ids` with its interval: plain, or of strata means."""
+    if strata is None:
+        return mean_ci(_scored(ids, by_item), b=settings.b, seed=settings.seed, level=level)
+    groups: dict[str, list[float]] = {}
+    for item_id in ids:
+        if (score := by_item.get(item_id)) is not None:
+            groups.setdefault(strata[item_id], []).append(score)
+    return macro_mean_ci(list(groups.values()), b=settings.b, seed=settings.seed, level=level)
+
+
 def _cell(
-    ids: Sequence[str], by_item: Mapping[str, float | None], settings: NavigationSettings
+    ids: Sequence[str],
+    by_item: Mapping[str, float | None],
+    settings: NavigationSettings,
+    strata: Strata | None = None,
 ) -> Cell:
     """A model's cell at a node of items `ids`."""
-    values = _scored(ids, by_item)
     missing = sum(item_id not in by_item for item_id in ids)
-    if not values:
+    est = _estimate(ids, by_item, settings, settings.level, strata)
+    if not est.n:
         return Cell(unscored=len(ids), missing=missing)
-    est = mean_ci(values, b=settings.b, seed=settings.seed, level=settings.level)
     return Cell(
         mean=est.value,
         low=est.low if est.has_interval else None,
@@ -253,10 +285,14 @@ def _cell(
 
 
 def _node_stats(
-    path: str, ids: list[str], scores: Scores, settings: NavigationSettings
+    path: str,
+    ids: list[str],
+    scores: Scores,
+    settings: NavigationSettings,
+    strata: Strata | None = None,
 ) -> NodeStats:
     """Cells of every model at one node, ranked when every model has min_n scored items."""
-    cells = {model: _cell(ids, by_item, settings) for model, by_item in scores.items()}
+    cells = {model: _cell(ids, by_item, settings, strata) for model, by_item in scores.items()}
     if any(cell.n < settings.min_n for cell in cells.values()):
         return NodeStats(path=path, items=len(ids), status=TOO_FEW, cells=cells)
     means = {model: round(cell.mean, 12) for model, cell in cells.items() if cell.mean is not None}
@@ -289,6 +325,7 @@ def _bounds(
     scores: Scores,
     settings: NavigationSettings,
     level: float | None,
+    strata: Strata | None = None,
 ) -> Bounds | None:
     """Every model's interval at `level` at a ranked node (the cells' own at settings.level),
     or None when the rule checks no intervals."""
@@ -298,7 +335,7 @@ def _bounds(
         return {model: _interval(cell) for model, cell in node.cells.items()}
     bounds: dict[str, tuple[float, float]] = {}
     for model, by_item in scores.items():
-        est = mean_ci(_scored(ids, by_item), b=settings.b, seed=settings.seed, level=level)
+        est = _estimate(ids, by_item, settings, level, strata)
         bounds[model] = (est.low, est.high)
     return bounds
 
@@ -347,13 +384,14 @@ def _findings(
     members: Mapping[str, Sequence[str]],
     scores: Scores,
     settings: NavigationSettings,
+    strata: Strata | None = None,
 ) -> dict[str, list[Finding]]:
     """Per model, its findings under `rule` at the ranked nodes (none when overall is too few)."""
     found: dict[str, list[Finding]] = {model: [] for model in scores}
     for node in nodes:
         if node.status != "ranked":
             continue
-        bounds = _bounds(node, members[node.path], scores, settings, rule.level)
+        bounds = _bounds(node, members[node.path], scores, settings, rule.level, strata)
         for model, own in overall.cells.items():
             if own.rank is not None and (
                 finding := _finding(node, model, own.rank, rule.threshold, bounds)
@@ -409,20 +447,23 @@ def navigate(
     *,
     taxonomy: Taxonomy | None = None,
     settings: NavigationSettings | None = None,
+    strata: Strata | None = None,
+    ranked_by: str = ITEM_MEAN,
 ) -> Navigation:
     """Per-node cells and ranks, each model's strengths, weaknesses and unstable parents, and
     how many findings each of `settings.rules()` gives.
 
     `tags` lists every evaluated item (an item with no paths still counts overall); with a
-    taxonomy, every tag must be one of its paths and all its nodes are reported.
+    taxonomy, every tag must be one of its paths and all its nodes are reported. With `strata`
+    (every item's) a cell is the mean of its strata means, which `ranked_by` names.
     """
     settings = settings or NavigationSettings()
     _check_scores(scores, set(tags))
     members = _members(tags, taxonomy)
-    overall = _node_stats("", sorted(tags), scores, settings)
-    nodes = [_node_stats(path, ids, scores, settings) for path, ids in members.items()]
+    overall = _node_stats("", sorted(tags), scores, settings, strata)
+    nodes = [_node_stats(path, ids, scores, settings, strata) for path, ids in members.items()]
     rules = settings.rules()
-    found = [_findings(rule, overall, nodes, members, scores, settings) for rule in rules]
+    found = [_findings(rule, overall, nodes, members, scores, settings, strata) for rule in rules]
     return Navigation(
         settings=settings,
         models=list(scores),
@@ -433,7 +474,20 @@ def navigate(
         rule_counts=[
             _rule_count(rule, by_model) for rule, by_model in zip(rules, found, strict=True)
         ],
+        ranked_by=ranked_by,
     )
+
+
+def protocol_ranking(items: Sequence[Item]) -> dict[str, Any]:
+    """The `strata` and `ranked_by` of `navigate` that rank by the score of the protocol whose
+    items these are (`registry.score_strata`); none (the mean of items) for other items."""
+    protocol = score_strata(items)
+    if protocol is None:
+        return {}
+    return {
+        "strata": {item.id: protocol.stratum(item.tags) or "" for item in items},
+        "ranked_by": protocol.ranked_by,
+    }
 
 
 def _item_paths(item: Item, taxonomy: Taxonomy) -> list[str]:
@@ -451,6 +505,8 @@ def navigate_items(
     *,
     settings: NavigationSettings | None = None,
     pruned: bool = True,
+    strata: Strata | None = None,
+    ranked_by: str = ITEM_MEAN,
 ) -> Navigation:
     """Navigation of a run's items, whose tags are paths of `taxonomy` (or, for an item from a
     SCAN query file without paths, its type tags). With `pruned` it runs on the pruned taxonomy
@@ -466,4 +522,6 @@ def navigate_items(
             except TaxonomyError as exc:
                 raise InputError(f"item '{item_id}': {exc}", field="tags.taxonomy") from None
         tags, taxonomy = moved, result.taxonomy
-    return navigate(scores, tags, taxonomy=taxonomy, settings=settings)
+    return navigate(
+        scores, tags, taxonomy=taxonomy, settings=settings, strata=strata, ranked_by=ranked_by
+    )

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from checkbench.errors import InputError
 from checkbench.scan.navigation import TOO_FEW, Cell, Finding, Instability, Navigation, NodeStats
-from checkbench.scan.paths import SEP
+from checkbench.scan.paths import split_path
 from checkbench.stats.notation import estimate_text, value_text
 
 ONE_MODEL = (
@@ -53,7 +53,7 @@ def _shortfalls(nodes: list[NodeStats], min_n: int) -> str:
                 tally[1] += cell.missing
                 tally[2] += cell.unscored - cell.missing
     return ", ".join(
-        f"{model} at {count} ({_why(missing, unscored)})"
+        f"{model} at {count} of them ({_why(missing, unscored)})"
         for model, (count, missing, unscored) in short.items()
     )
 
@@ -81,8 +81,8 @@ def unranked_notes(nav: Navigation) -> list[str]:
     causes += [f"{small} have fewer than {min_n} items"] if small else []
     if gaps:
         causes.append(
-            f"{len(gaps)} have {min_n}+ items but fewer than {min_n} scored for "
-            + _shortfalls(gaps, min_n)
+            f"{len(gaps)} have enough items ({min_n} or more) but a model has fewer than "
+            f"{min_n} of them scored there: " + _shortfalls(gaps, min_n)
         )
     notes.append(f"{len(unranked)} of {len(nav.nodes)} nodes not ranked: " + "; ".join(causes))
     return notes
@@ -162,12 +162,16 @@ def profile_view(nav: Navigation, model: str) -> Group:
 
 def _name(node: NodeStats) -> str:
     """The node's name indented by its depth, "(overall)" for the root."""
-    return "(overall)" if not node.path else "  " * node.path.count(SEP) + node.path.split(SEP)[-1]
+    names = split_path(node.path)
+    return "  " * (len(names) - 1) + names[-1] if names else "(overall)"
 
 
 def nodes_view(nav: Navigation) -> Table:
     """Every node (indented by depth) with each model's score, interval and rank there."""
-    table = Table(title="Scores per taxonomy node (mean [95% CI] #rank)", title_justify="left")
+    table = Table(
+        title=f"Scores per taxonomy node ({nav.ranked_by} [95% CI] #rank)",
+        title_justify="left",
+    )
     table.add_column("node")
     table.add_column("items", justify="right")
     for model in nav.models:
@@ -184,7 +188,8 @@ def nodes_view(nav: Navigation) -> Table:
 def scores_view(nav: Navigation, model: str) -> Table:
     """One model's score, interval and counts at every node, without ranks."""
     table = Table(
-        title=f"Scores of {escape(model)} per taxonomy node (mean [95% CI])", title_justify="left"
+        title=f"Scores of {escape(model)} per taxonomy node ({nav.ranked_by} [95% CI])",
+        title_justify="left",
     )
     for column in ("node", "items", "scored", "unscored", "score [CI]"):
         table.add_column(column, justify="left" if column in ("node", "score [CI]") else "right")

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from checkbench.scan.paths import SEP, TaxonomyError, normalize_path
+from checkbench.scan.paths import TaxonomyError, escape_name, join_path, normalize_path
 from checkbench.scan.tree import Node, Taxonomy
 
 
@@ -47,11 +47,11 @@ def _collapse(node: Node, old: str, new: str, path_map: dict[str, str]) -> Node:
     path_map[old] = new
     children = node.children
     while len(children) == 1:
-        old = f"{old}{SEP}{children[0].name}"
+        old = join_path(old, children[0].name)
         path_map[old] = new
         children = children[0].children
     kept = [
-        _collapse(child, f"{old}{SEP}{child.name}", f"{new}{SEP}{child.name}", path_map)
+        _collapse(child, join_path(old, child.name), join_path(new, child.name), path_map)
         for child in children
     ]
     return node.model_copy(update={"children": kept})
@@ -60,7 +60,9 @@ def _collapse(node: Node, old: str, new: str, path_map: dict[str, str]) -> Node:
 def prune(taxonomy: Taxonomy, *, max_levels: int = 3, wide: int = 5) -> Pruned:
     """Collapse single-child nodes, then keep at most max_levels below each domain unless wide."""
     collapsed: dict[str, str] = {}
-    domains = [_collapse(d, d.name, d.name, collapsed) for d in taxonomy.domains]
+    domains = [
+        _collapse(d, escape_name(d.name), escape_name(d.name), collapsed) for d in taxonomy.domains
+    ]
     limited: dict[str, str] = {}
 
     def limit(node: Node, path: str, level: int, fold_into: str | None) -> Node:
@@ -70,11 +72,11 @@ def prune(taxonomy: Taxonomy, *, max_levels: int = 3, wide: int = 5) -> Pruned:
         limited[path] = survivor
         folding = fold_into is not None or (level >= max_levels and len(node.children) < wide)
         kept = [
-            limit(child, f"{path}{SEP}{child.name}", level + 1, survivor if folding else None)
+            limit(child, join_path(path, child.name), level + 1, survivor if folding else None)
             for child in node.children
         ]
         return node.model_copy(update={"children": [] if folding else kept})
 
-    domains = [limit(d, d.name, 0, None) for d in domains]
+    domains = [limit(d, escape_name(d.name), 0, None) for d in domains]
     pruned = Taxonomy(name=taxonomy.name, description=taxonomy.description, domains=domains)
     return Pruned(taxonomy=pruned, path_map={old: limited[mid] for old, mid in collapsed.items()})

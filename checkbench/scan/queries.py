@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 from checkbench.errors import InputError
 from checkbench.jsonl import iter_json_records, validate
 from checkbench.scan.domains import DOMAIN_FACET, DOMAINS, TAXONOMY_FACET
-from checkbench.scan.paths import SEP, join_path
+from checkbench.scan.paths import is_within, join_path
 from checkbench.scan.tree import Taxonomy
 from checkbench.schema import Item
 
@@ -97,7 +97,7 @@ def _below(taxonomy: Taxonomy, base: str, name: str) -> list[str]:
     return [
         path
         for path, node in taxonomy.walk()
-        if path.startswith(base + SEP) and node.name.casefold() == want
+        if path != base and is_within(path, base) and node.name.casefold() == want
     ]
 
 

@@ -31,7 +31,7 @@ from checkbench.errors import InputError
 from checkbench.llm.base import ChatBackend
 from checkbench.prompts import fence
 from checkbench.scan.domains import DOMAIN_FACET, OTHER, TAXONOMY_FACET
-from checkbench.scan.paths import SEP, TaxonomyError, lineage, normalize_path
+from checkbench.scan.paths import TaxonomyError, lineage, normalize_path
 from checkbench.scan.tree import Taxonomy
 from checkbench.schema import Item, Message
 from checkbench.steps.answers import Answer, YesNo, answer_model, text
@@ -214,7 +214,7 @@ class _Mix:
         return Item(
             id=f"realmix-{digest}",
             messages=[Message(role="user", content=query)],
-            tags={DOMAIN_FACET: [leaf.split(SEP)[0]], TAXONOMY_FACET: lineage(leaf)},
+            tags={DOMAIN_FACET: [lineage(leaf)[0]], TAXONOMY_FACET: lineage(leaf)},
             meta={
                 META_KEY: provenance
                 | {

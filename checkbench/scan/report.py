@@ -16,7 +16,13 @@ from typing import Any
 from checkbench.errors import InputError
 from checkbench.report.run import RunData
 from checkbench.scan.domains import TAXONOMY_FACET
-from checkbench.scan.navigation import Navigation, navigate, navigate_items, taxonomy_tags
+from checkbench.scan.navigation import (
+    Navigation,
+    navigate,
+    navigate_items,
+    protocol_ranking,
+    taxonomy_tags,
+)
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import Taxonomy
 from checkbench.store import RecordKind
@@ -29,10 +35,10 @@ TREE_KEY = "tree"
 
 
 def _navigation(run: RunData, judge: str, tree: Taxonomy | None) -> Navigation:
-    scores = run.scores[judge]
+    scores, by = run.scores[judge], protocol_ranking(run.items)
     if tree is None:
-        return navigate(scores, taxonomy_tags(run.items))
-    return navigate_items(run.items, scores, tree)
+        return navigate(scores, taxonomy_tags(run.items), **by)
+    return navigate_items(run.items, scores, tree, **by)
 
 
 def taxonomy_section(run: RunData) -> dict[str, Any] | None:

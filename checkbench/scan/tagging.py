@@ -1,16 +1,20 @@
 """Tagging (SCAN): each item gets a domain and hierarchical capability tags from a taxonomy.
 
-Two steps per item, each one JSON answer under a schema enum:
+The item is read by its task: its first user turn by default, every user turn with
+`turns="all"` (never only the last one, which in a multi-turn log is often feedback such as
+"that is wrong"), fenced in the prompt. Then, each a JSON answer under a schema enum:
 1. Domain: one of writing, roleplay, knowledge, coding, mathematics, reasoning, other, checked in
    that order (`domains.DOMAINS`).
-2. Tags: when the taxonomy has that domain with nodes below it, the model picks up to
-   `max_tags` of those nodes by path, or the label "other" when none fits.
+2. Tags, level by level as SCAN's own tagging descends: when the taxonomy has that domain with
+   nodes below it, the model picks up to `max_tags` of the domain's children, or the label
+   "other" when none fits; then up to `max_tags` of the children of the nodes it picked, and so
+   on down to the leaves or to "other". Each prompt holds one level's choices, never the tree.
 
-Written into the item: `tags["domain"] = [domain]` and `tags["taxonomy"]` = the chosen paths
-with all their ancestors (a child implies its parent), in taxonomy order. Where nothing fits
-the tags hold only the domain's own path ("other" within the domain: the item counts for the
-domain and for no node below it); a domain the taxonomy lacks (and the "other" domain) maps to
-the taxonomy's "other" node when it has one, else to no path. Every tag is thus a path of the
+Written into the item: `tags["domain"] = [domain]` and `tags["taxonomy"]` = the deepest chosen
+paths with all their ancestors (a child implies its parent), in taxonomy order. Where nothing
+fits the tags hold only the domain's own path ("other" within the domain: the item counts for
+the domain and for no node below it); a domain the taxonomy lacks (and the "other" domain) maps
+to the taxonomy's "other" node when it has one, else to no path. Every tag is thus a path of the
 taxonomy, which navigation requires. A failed step leaves the item without these facets (stale
 ones are removed), records the problem in `meta["scan_tagging"]` and is counted.
 """
@@ -24,17 +28,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from checkbench.choices import TagTurns
 from checkbench.llm.base import ChatBackend, ChatRequest
 from checkbench.prompts import fence
 from checkbench.scan.domains import DOMAIN_FACET, DOMAINS, OTHER, TAXONOMY_FACET
-from checkbench.scan.paths import SEP, lineage
-from checkbench.scan.tree import Taxonomy
+from checkbench.scan.paths import join_path, lineage
+from checkbench.scan.tree import Node, Taxonomy
 from checkbench.schema import Item
 from checkbench.steps.answers import Answer, answer_model, choice, listing, text
 from checkbench.steps.caller import Caller
 from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
-from checkbench.steps.prompting import fenced_list, prompt_request, prompt_tag, query_text
+from checkbench.steps.prompting import clip, fenced_list, prompt_request, prompt_tag
 from checkbench.steps.stage import StageRun, StageSummary
 from checkbench.store import RecordKind, RunStore
 
@@ -46,12 +51,14 @@ RECORD_KIND = RecordKind("tagging", dict[str, Any])
 
 @dataclass(frozen=True)
 class TagSettings:
-    """Sizes of the model's answers."""
+    """Which user turns state the task, and sizes of the model's answers (`max_tags`: nodes
+    chosen per level, hence at most that many deepest tags)."""
 
     max_tags: int = 4
     query_chars: int = 2000
     reason_chars: int = 160
     reasks: int = 2
+    turns: TagTurns = "first"
 
 
 class TagReport(BaseModel):
@@ -108,29 +115,65 @@ def closure(taxonomy: Taxonomy, paths: list[str]) -> list[str]:
     return sorted({node for path in paths for node in lineage(path)}, key=order.__getitem__)
 
 
+def task_text(item: Item, settings: TagSettings) -> str:
+    """What the item asks, as the tagger reads it: its first user turn, or every user turn
+    numbered (`settings.turns`), clipped to bound the prompt."""
+    users = [m.content for m in item.messages if m.role == "user"] or [item.messages[-1].content]
+    if settings.turns == "first" or len(users) == 1:
+        return clip(users[0], settings.query_chars)
+    turns = "\n\n".join(f"[user turn {n}]\n{text}" for n, text in enumerate(users, start=1))
+    return clip(turns, settings.query_chars)
+
+
 def _domain_request(item: Item, settings: TagSettings) -> ChatRequest:
     values = {
         "domains": fenced_list("domains", [f"{name}: {about}" for name, about in DOMAINS.items()]),
-        "query": fence("request", query_text(item, settings.query_chars)),
+        "query": fence("request", task_text(item, settings)),
     }
     return prompt_request("scan_domain", values, max_tokens=40 + settings.reason_chars // 2)
 
 
-def _tags_request(
-    item: Item, domain: str, taxonomy: Taxonomy, settings: TagSettings
+def _level_request(
+    item: Item, choices: list[tuple[str, Node]], settings: TagSettings
 ) -> tuple[type[PathsAnswer], ChatRequest]:
-    below = [(p, n) for p, n in taxonomy.walk() if p.startswith(domain + SEP)]
+    """The question of one level: which of these nodes (path: description) the item needs."""
     values = {
-        "query": fence("request", query_text(item, settings.query_chars)),
-        "domain": domain,
-        "taxonomy": fenced_list("taxonomy", [f"{p}: {n.description}" for p, n in below]),
+        "query": fence("request", task_text(item, settings)),
+        "choices": fenced_list("choices", [f"{p}: {n.description}" for p, n in choices]),
         "max_tags": str(settings.max_tags),
     }
-    options = tuple(path for path, _ in below)
+    options = tuple(path for path, _ in choices)
     longest = max(len(path) for path in options)
     answer = paths_answer(options, settings.max_tags, settings.reason_chars)
     tokens = 40 + settings.reason_chars // 2 + settings.max_tags * (8 + longest // 2)
     return answer, prompt_request("scan_tagging", values, max_tokens=tokens)
+
+
+async def descend(
+    model: StepModel, item: Item, domain: str, taxonomy: Taxonomy, settings: TagSettings
+) -> tuple[list[str] | None, list[list[str]], dict[str, Any]]:
+    """The deepest nodes chosen below the domain, level by level (None when a level's answer
+    stayed unusable, with the problem), and each level's choice ([OTHER] where none fit)."""
+    chosen = [domain]
+    levels: list[list[str]] = []
+    while True:
+        choices = [
+            (path, node)
+            for parent in chosen
+            for node in taxonomy.find(parent).children
+            for path in [join_path(parent, node.name)]
+        ]
+        if not choices:
+            return chosen, levels, {}
+        answer, request = _level_request(item, choices, settings)
+        picked = await model.ask(request, answer, role=ROLE, reasks=settings.reasks)
+        if picked.value is None:
+            return None, levels, {"problem": picked.problem, "raw": picked.raw}
+        paths = picked.value.paths()
+        levels.append(paths or [OTHER])
+        if not paths:
+            return ([] if chosen == [domain] else chosen), levels, {}
+        chosen = paths
 
 
 def _fallback(taxonomy: Taxonomy) -> list[str]:
@@ -160,13 +203,13 @@ async def tag_item(
         elif not node.children:
             tags[TAXONOMY_FACET] = [domain]
         else:
-            paths, request = _tags_request(item, domain, taxonomy, settings)
-            chosen = await model.ask(request, paths, role=ROLE, reasks=settings.reasks)
-            if chosen.value is None:
-                record |= {"step": "tags", "problem": chosen.problem, "raw": chosen.raw}
+            paths, levels, failed = await descend(model, item, domain, taxonomy, settings)
+            record["levels"] = levels
+            if paths is None:
+                record |= {"step": "tags", **failed}
             else:
-                record["chosen"] = chosen.value.paths() or [OTHER]
-                tags[TAXONOMY_FACET] = closure(taxonomy, chosen.value.paths()) or [domain]
+                record["chosen"] = paths or [OTHER]
+                tags[TAXONOMY_FACET] = closure(taxonomy, paths) or [domain]
     meta = {**item.meta, META_KEY: {"model": model.name, "problem": record["problem"]}}
     return item.model_copy(update={"tags": tags, "meta": meta}), record
 

@@ -1,7 +1,8 @@
 """A capability taxonomy as data: named nodes with descriptions, addressed by slash paths.
 
 A path names the nodes from a domain down, e.g. "coding/debugging/memory errors"; "" is the
-root, whose children are the domains (path algebra: `checkbench.scan.paths`). Edits are pure:
+root, whose children are the domains. Names are free text: a '/' in a name is escaped in its
+path ("design/UI\\/UX Design"; path algebra: `checkbench.scan.paths`). Edits are pure:
 each returns a new, validated Taxonomy and raises ValueError (TaxonomyError, or pydantic's
 ValidationError for a bad name) when it cannot apply. Files are read in checkbench's format or
 SCAN's nested one, and written in either (`checkbench.scan.formats`).
@@ -13,7 +14,7 @@ import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from rich.markup import escape
 from rich.tree import Tree
 
@@ -23,10 +24,12 @@ from checkbench.jsonl import write_text_atomic
 from checkbench.scan import formats
 from checkbench.scan.formats import TaxonomyFormat
 from checkbench.scan.paths import (
-    SEP,
     TaxonomyError,
+    depth_of,
     is_within,
+    join_names,
     join_path,
+    last_name,
     split_path,
 )
 
@@ -34,20 +37,14 @@ Loc = formats.Loc
 
 
 class Node(BaseModel):
-    """One capability: a name unique among its siblings, a description, sub-capabilities."""
+    """One capability: a name unique among its siblings (free text), a description,
+    sub-capabilities."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     name: str = Field(min_length=1)
     description: str = ""
     children: list[Node] = Field(default_factory=list)
-
-    @field_validator("name")
-    @classmethod
-    def _no_separator(cls, name: str) -> str:
-        if SEP in name:
-            raise ValueError(f"a name cannot contain '{SEP}'")
-        return name
 
 
 def _nodes(
@@ -61,13 +58,12 @@ def _nodes(
 
 
 def _check_structure(domains: list[Node]) -> None:
-    """Paths must be unique, and no name may recur among its own ancestors (a cycle by name)."""
+    """Paths must be unique (no two siblings share a name). A nested tree has no cycles: a
+    child named like an ancestor is another node, at another path."""
     seen: set[str] = set()
-    for path, node, loc in _nodes(domains):
+    for path, _, loc in _nodes(domains):
         if path in seen:
             raise TaxonomyError(f"duplicate path '{path}' (two siblings share a name)", loc)
-        if node.name in path.split(SEP)[:-1]:
-            raise TaxonomyError(f"cycle: '{node.name}' is its own ancestor in '{path}'", loc)
         seen.add(path)
 
 
@@ -88,11 +84,11 @@ def _locate(domains: list[Node], path: str) -> tuple[list[Node], int]:
     names = split_path(path)
     if not names:
         raise TaxonomyError("the root is not a node: give a path")
-    siblings = _children_of(domains, SEP.join(names[:-1]))
+    siblings = _children_of(domains, join_names(names[:-1]))
     for index, node in enumerate(siblings):
         if node.name == names[-1]:
             return siblings, index
-    raise TaxonomyError(f"no node at '{SEP.join(names)}'")
+    raise TaxonomyError(f"no node at '{join_names(names)}'")
 
 
 def _absorb(into: list[Node], incoming: list[Node]) -> None:
@@ -106,7 +102,7 @@ def _absorb(into: list[Node], incoming: list[Node]) -> None:
 
 
 class Taxonomy(BaseModel):
-    """A forest of domains; validated so every path is unique and no name is its own ancestor."""
+    """A forest of domains; validated so every path is unique."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -147,7 +143,7 @@ class Taxonomy(BaseModel):
 
     def depth(self) -> int:
         """Number of levels, domains counting as 1; 0 when empty."""
-        return max((len(path.split(SEP)) for path in self.paths()), default=0)
+        return max(map(depth_of, self.paths()), default=0)
 
     def _copied(self) -> list[Node]:
         return [domain.model_copy(deep=True) for domain in self.domains]
@@ -252,10 +248,6 @@ class TaxonomyDiff(BaseModel):
         return not (self.added or self.removed or self.moved or self.described)
 
 
-def _last(path: str) -> str:
-    return path.rsplit(SEP, 1)[-1]
-
-
 def _match_moves(removed: list[str], added: list[str]) -> tuple[list[Move], dict[str, str]]:
     """Pair removed with added paths: moves by unique name, then their subtrees by suffix."""
     gone, new = list(removed), list(added)
@@ -264,9 +256,9 @@ def _match_moves(removed: list[str], added: list[str]) -> tuple[list[Move], dict
     for old in removed:
         if old not in gone:
             continue
-        name = _last(old)
-        candidates = [p for p in new if _last(p) == name]
-        if len(candidates) != 1 or sum(_last(p) == name for p in gone) != 1:
+        name = last_name(old)
+        candidates = [p for p in new if last_name(p) == name]
+        if len(candidates) != 1 or sum(last_name(p) == name for p in gone) != 1:
             continue
         moves.append(Move(old=old, new=candidates[0]))
         for below in [p for p in gone if is_within(p, old)]:
@@ -324,16 +316,22 @@ def load_taxonomy(path: str | Path) -> Taxonomy:
     if not text.strip():
         raise InputError("file is empty", path=path)
     try:
-        data = formats.parse_json(text)
+        data = formats.parse_json(text, path)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON ({exc.msg})", path=path, line=exc.lineno) from None
     nested: dict[Loc, str] = {}
     if formats.detect_format(data) == "scan":
         data, nested = formats.from_nested(data, name=path.stem, path=path)
     try:
-        return Taxonomy.model_validate(data)
+        taxonomy = Taxonomy.model_validate(data)
     except ValidationError as exc:
         raise _input_error(exc, path, nested) from None
+    if taxonomy.depth() > formats.MAX_LEVELS:
+        raise InputError(
+            f"the taxonomy is {taxonomy.depth()} levels deep, more than {formats.MAX_LEVELS}",
+            path=path,
+        )
+    return taxonomy
 
 
 def dump_taxonomy(taxonomy: Taxonomy, fmt: TaxonomyFormat = "checkbench") -> str:

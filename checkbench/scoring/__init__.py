@@ -14,6 +14,7 @@ from checkbench.scoring.items import (
     single_judge,
     store_scores,
 )
+from checkbench.scoring.layout import ScoreLayout
 from checkbench.scoring.means import (
     GroupScore,
     facet_breakdown,
@@ -28,6 +29,7 @@ from checkbench.scoring.settings import ScoringSettings
 __all__ = [
     "GroupScore",
     "ItemScores",
+    "ScoreLayout",
     "Scores",
     "ScoringSettings",
     "UnscoredPolicy",

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from checkbench.schema import Item, Response, Verdict
+from checkbench.scoring.refined import refine_rows
 from checkbench.store import RunStore
 
 Scores = dict[str, float | None]
@@ -173,12 +174,16 @@ class ItemScores:
         }
 
 
-def store_scores(store: RunStore, judge: str) -> dict[str, ItemScores]:
+def store_scores(
+    store: RunStore, judge: str, checklists: Mapping[int, str] | None = None
+) -> dict[str, ItemScores]:
     """model -> item scores of the judge's verdicts for every response of the run, models in
     name order: what `score_responses` gives for the store's items, responses and verdicts,
     read a row per sample (`sample_verdicts`), each distinct (rule, checklist, verdicts)
-    scored once. Positions are the store's item positions (0, 1, ... in item order)."""
-    rows = store.sample_verdicts(judge)
+    scored once. Positions are the store's item positions (0, 1, ... in item order). With
+    `checklists` (item position -> kept pairs, `refined.refine_rows`), the refined items are
+    scored by their kept checks."""
+    rows = refine_rows(store.sample_verdicts(judge), checklists)
     score = cache(_sample_score)
     found = [score(rule, checks, verdicts) for _, _, rule, checks, verdicts in rows]
     stray = next((k for k, (_, unknown) in enumerate(found) if unknown is not None), None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checkbench.choices import ScoreSource, ScoringProtocol, UnscoredPolicy
+from checkbench.choices import ChecklistChoice, ScoreSource, ScoringProtocol, UnscoredPolicy
 from checkbench.stats import DEFAULT_SEED
 
 
@@ -13,9 +13,11 @@ from checkbench.stats import DEFAULT_SEED
 class ScoringSettings:
     """`policy`: unscored items count as 0 or are left out; `source`: FB-Bench scores from the
     verdicts or from imported files' own scores; `seed`: the bootstrap's; `protocol`: whose
-    scores a run gives ("auto": FB-Bench when every item carries its tags, else Conv-to-Bench)."""
+    scores a run gives ("auto": FB-Bench when every item carries its tags, else Conv-to-Bench);
+    `checklist`: the items' checklists, or the refined ones an audit stored in the run."""
 
     policy: UnscoredPolicy = "zero"
     source: ScoreSource = "verdicts"
     seed: int = DEFAULT_SEED
     protocol: ScoringProtocol = "auto"
+    checklist: ChecklistChoice = "full"

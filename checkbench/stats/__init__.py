@@ -10,7 +10,8 @@ do), else resampled indices: the same bootstrap distribution, at a fraction of t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,6 +84,14 @@ def _group_mean_draws(values: np.ndarray, b: int, rng: np.random.Generator) -> n
 _NAN = float("nan")
 
 
+def exact_mean(values: Iterable[float]) -> float:
+    """The mean from the correctly rounded sum (math.fsum), whatever the order: the value the
+    FB-Bench authors' tables round. Pairwise or running sums can land one unit below a decimal
+    tie (0.61875 as 0.6187499999999999), which rounds the published 61.88 to 61.87."""
+    listed = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    return math.fsum(listed) / len(listed) if listed else _NAN
+
+
 def mean_ci(
     values: Sequence[float],
     *,
@@ -94,11 +103,10 @@ def mean_ci(
     no interval for fewer than two values."""
     arr = np.asarray(values, dtype=float)
     if arr.size < 2:
-        value = float(arr.mean()) if arr.size else _NAN
-        return Estimate(value, _NAN, _NAN, int(arr.size))
+        return Estimate(exact_mean(arr), _NAN, _NAN, int(arr.size))
     draws = _group_mean_draws(arr, b, np.random.default_rng(seed))
     low, high = _interval(draws, level)
-    return Estimate(float(arr.mean()), low, high, int(arr.size))
+    return Estimate(exact_mean(arr), low, high, int(arr.size))
 
 
 def macro_mean_ci(
@@ -118,7 +126,7 @@ def macro_mean_ci(
     n = sum(a.size for a in arrays)
     if not arrays:
         return Estimate(_NAN, _NAN, _NAN, 0)
-    value = float(np.mean([a.mean() for a in arrays]))
+    value = exact_mean([exact_mean(a) for a in arrays])
     if n < 2:
         return Estimate(value, _NAN, _NAN, n)
     rng = np.random.default_rng(seed)

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import AliasChoices, BaseModel, Field, computed_field
 
 from checkbench.errors import InputError
 from checkbench.schema import Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
-from checkbench.stats.estimate import Stat
+from checkbench.stats.estimate import CONSTANT, Stat
 
 UNSCORED = 2
 """Judge column of an unscored verdict in a confusion table."""
@@ -92,6 +92,12 @@ def specificity(t: np.ndarray) -> np.ndarray:
     return _ratio(t[..., 0, 0], _gold(t)[..., 0])
 
 
+def balanced_accuracy(t: np.ndarray) -> np.ndarray:
+    """The mean of sensitivity and specificity: 0.5 for a judge that says one thing, whatever
+    the base rate; undefined when the gold labels hold one class only."""
+    return (sensitivity(t) + specificity(t)) / 2.0
+
+
 def cohen_kappa(t: np.ndarray) -> np.ndarray:
     """(p_o - p_e) / (1 - p_e) in exact counts; undefined when p_e = 1."""
     n = _n(t)
@@ -119,6 +125,7 @@ def krippendorff_alpha(t: np.ndarray) -> np.ndarray:
 _STATISTICS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], int]]] = {
     "agreement": (agreement_rate, _n),
     "kappa": (cohen_kappa, _n),
+    "balanced_accuracy": (balanced_accuracy, _n),
     "alpha": (krippendorff_alpha, lambda t: t[:, :2].sum()),
     "sensitivity": (sensitivity, lambda t: _gold(t)[1]),
     "specificity": (specificity, lambda t: _gold(t)[0]),
@@ -146,6 +153,18 @@ class Agreement(BaseModel):
     positive_f1: Stat
     negative_f1: Stat
     mcc: Stat
+    balanced_accuracy: Stat | None = None
+    """Mean of sensitivity and specificity (None in records stored before it was kept)."""
+    judged_positive: int = 0
+    judged_negative: int = 0
+    """Units the judge passed, failed (the rest it left unscored)."""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def base_rate(self) -> float | None:
+        """Share of the units with a gold label that the gold passed."""
+        total = self.gold_positive + self.gold_negative
+        return self.gold_positive / total if total else None
 
 
 def _resample(tables: np.ndarray, b: int, seed: int) -> np.ndarray:
@@ -177,6 +196,13 @@ def agreement_from_tables(
         name: Stat.from_draws(float(fn(total)), fn(draws), int(support(total)), level)
         for name, (fn, support) in _STATISTICS.items()
     }
+    if min(total[:, 0].sum(), total[:, 1].sum()) == 0:  # the judge gave one verdict to all
+        stats = {
+            name: stat.model_copy(update={"why": CONSTANT})
+            if stat.why is not None or stat.value is None
+            else stat
+            for name, stat in stats.items()
+        }
     return Agreement(
         n=int(total.sum()),
         clusters=len(tables),
@@ -184,6 +210,8 @@ def agreement_from_tables(
         gold_missing=gold_missing,
         gold_positive=int(total[1].sum()),
         gold_negative=int(total[0].sum()),
+        judged_positive=int(total[:, 1].sum()),
+        judged_negative=int(total[:, 0].sum()),
         **stats,
     )
 
@@ -219,9 +247,11 @@ def agreement(
 
 
 class VerdictAgreement(Agreement):
-    """Agreement of a judge with human verdicts, plus the verdicts only one side has."""
+    """Agreement of a judge with reference verdicts (human ones, or a reference judge's), plus
+    the verdicts only one side has."""
 
-    only_human: int
+    only_reference: int = Field(validation_alias=AliasChoices("only_reference", "only_human"))
+    """Reference verdicts the judge did not give (stored as `only_human` before)."""
     only_judge: int
 
 
@@ -261,6 +291,6 @@ def verdict_agreement(
     )
     return VerdictAgreement(
         **result.model_dump(),
-        only_human=len(gold.keys() - pred.keys()),
+        only_reference=len(gold.keys() - pred.keys()),
         only_judge=len(pred.keys() - gold.keys()),
     )

@@ -5,13 +5,29 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from checkbench.stats import Estimate
 
 
 def _finite(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
+
+
+SAME = "every item scored the same"
+FEW = "too few items"
+CONSTANT = "a constant judge"
+"""Why an interval is degenerate (zero width, or none): the `why` of a Stat."""
+
+
+def degenerate_why(low: float | None, high: float | None, n: int) -> str | None:
+    """Why an interval says nothing: none or too few units to resample, or every resample
+    gave the same value because every unit did; None for a proper interval."""
+    if low is None or high is None:
+        return FEW
+    if low == high:
+        return FEW if n < 2 else SAME
+    return None
 
 
 class Stat(BaseModel):
@@ -25,23 +41,24 @@ class Stat(BaseModel):
     low: float | None
     high: float | None
     n: int
+    why: str | None = Field(default=None, exclude_if=lambda why: why is None)
+    """Why the interval is degenerate (SAME, FEW, CONSTANT), when it is."""
 
     @classmethod
     def from_estimate(cls, estimate: Estimate) -> Stat:
         """Convert a checkbench.stats Estimate (NaN where undefined)."""
-        return cls(
-            value=_finite(estimate.value),
-            low=_finite(estimate.low),
-            high=_finite(estimate.high),
-            n=estimate.n,
-        )
+        value, low, high = (_finite(x) for x in (estimate.value, estimate.low, estimate.high))
+        why = degenerate_why(low, high, estimate.n) if value is not None else None
+        return cls(value=value, low=low, high=high, n=estimate.n, why=why)
 
     @classmethod
     def from_draws(cls, value: float, draws: np.ndarray, n: int, level: float) -> Stat:
         """The value with the percentile interval of its defined (finite) bootstrap draws."""
         defined = draws[np.isfinite(draws)]
         if _finite(value) is None or defined.size == 0:
-            return cls(value=_finite(value), low=None, high=None, n=n)
+            why = FEW if _finite(value) is not None else None
+            return cls(value=_finite(value), low=None, high=None, n=n, why=why)
         tail = (1.0 - level) / 2.0 * 100.0
-        low, high = np.percentile(defined, [tail, 100.0 - tail])
-        return cls(value=float(value), low=float(low), high=float(high), n=n)
+        low, high = (float(x) for x in np.percentile(defined, [tail, 100.0 - tail]))
+        why = degenerate_why(low, high, n)
+        return cls(value=float(value), low=low, high=high, n=n, why=why)

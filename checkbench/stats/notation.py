@@ -45,9 +45,12 @@ def estimate_text(
     digits: int = SCORE_DIGITS,
     *,
     signed: bool = False,
+    why: str | None = None,
 ) -> str:
-    """`57.50 [52.1, 63.0]`; `-` alone where the value is undefined."""
+    """`57.50 [52.1, 63.0]`; `-` alone where the value is undefined; a degenerate interval
+    followed by why (`100.00 [100.0, 100.0] (every item scored the same)`)."""
+    because = f" ({why})" if why else ""
     if not _defined(value):
-        return UNDEFINED
+        return UNDEFINED + because
     interval = interval_text(low, high, digits, signed=signed)
-    return f"{value_text(value, digits, signed=signed)} {interval}"
+    return f"{value_text(value, digits, signed=signed)} {interval}{because}"

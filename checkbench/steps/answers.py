@@ -7,7 +7,8 @@ set (`choice`, `YesNo`), and the schema sent requires every property and allows 
 reader is as strict where it matters and no stricter: a property with a default (free-text
 reasoning: a reason, an analysis) may be left out, and properties not asked for are ignored.
 
-`parse_answer` finds the JSON in a reply (tolerating code fences and chatter around it) and
+`parse_answer` finds the JSON in a reply (tolerating code fences and chatter around it), repairs
+LaTeX backslashes a model wrote unescaped (`repair_latex`: "\\frac" is not a form feed) and
 validates it; what is wrong becomes one short line (`Unusable`) that a re-ask shows the model.
 Checks beyond the types (distinct names, usable weights) are validators of the answer model.
 """
@@ -167,10 +168,57 @@ def json_text(raw: str) -> str:
     return body[start : end + 1]
 
 
+_LATEX = frozenset(
+    """backslash bar begin beta big bigcap bigcup bigg bigl bigr binom bmod boldsymbol bot
+    boxed bullet because bf fbox flat footnote forall frac frown nabla natural ne nearrow
+    neg neq newline nexists ngeq ni nleq nmid noindent nonumber not notin nparallel nu
+    rangle rbrace rceil ref rfloor rho right rightarrow rm rvert tan tanh tau text textbf
+    textit textnormal textrm textsf textstyle texttt tfrac therefore theta thinspace tilde
+    times tiny to top triangle triangleq tt""".split()  # noqa: SIM905
+)
+r"""LaTeX commands whose backslash JSON would read as an escape (\b \f \n \r \t)."""
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def repair_latex(text: str) -> str:
+    r"""JSON text with the LaTeX backslashes a model left unescaped doubled: "\frac" would read
+    as a form feed and "rac", "\alpha" as an invalid escape. Real escapes stay: \" \\ \/,
+    \uXXXX, and \n \t \r \b \f unless the letters they start spell a LaTeX command
+    ("\nu", "\text"; never "\nThe")."""
+    if "\\" not in text:
+        return text
+    out, index = [], 0
+    while index < len(text):
+        char = text[index]
+        if char != "\\":
+            out.append(char)
+            index += 1
+            continue
+        following = text[index + 1 : index + 2]
+        if following in ('"', "\\", "/"):
+            keep = True
+        elif following == "u":
+            keep = len(text) >= index + 6 and set(text[index + 2 : index + 6]) <= _HEX
+        elif following and following in "bfnrt":
+            end = index + 1
+            while end < len(text) and text[end].isascii() and text[end].isalpha():
+                end += 1
+            keep = text[index + 1 : end] not in _LATEX
+        else:
+            keep = False
+        if keep:
+            out.append(text[index : index + 2])
+            index += 2
+        else:
+            out.append("\\\\")
+            index += 1
+    return "".join(out)
+
+
 def extract_json(raw: str) -> Any:
     """The JSON value in a model answer, for readers that take what they can of it."""
     try:
-        return json.loads(json_text(raw))
+        return json.loads(repair_latex(json_text(raw)))
     except json.JSONDecodeError as exc:
         raise Unusable(f"invalid JSON ({exc.msg})") from None
 
@@ -178,7 +226,7 @@ def extract_json(raw: str) -> Any:
 def parse_answer(raw: str, answer: type[A]) -> A:
     """The answer in a model's reply, validated; Unusable says what is wrong with it."""
     try:
-        return answer.model_validate_json(json_text(raw))
+        return answer.model_validate_json(repair_latex(json_text(raw)))
     except ValidationError as exc:
         raise Unusable(problem(exc)) from None
 

@@ -16,6 +16,7 @@ from checkbench.llm.base import (
 )
 from checkbench.llm.retry import RetryPolicy, with_retries
 from checkbench.redact import redact
+from checkbench.steps.budget import current as budget_now
 from checkbench.store import CallRecord, RunStore
 
 LIMITS_META = "concurrency_limits"
@@ -114,7 +115,9 @@ class Caller:
     def _policy(self, backend: ChatBackend) -> RetryPolicy:
         """The caller's policy, with the backend's own number of retries when it has one."""
         retries = getattr(backend, "retries", None)
-        return self.policy if retries is None else replace(self.policy, attempts=retries + 1)
+        policy = self.policy if retries is None else replace(self.policy, attempts=retries + 1)
+        deadline = getattr(backend, "deadline_s", None)
+        return policy if deadline is None else replace(policy, deadline_s=deadline)
 
     def _note_limit(self, backend: ChatBackend) -> None:
         """Keep the backend's adaptive limit in the store whenever it moved (for the calls
@@ -162,9 +165,13 @@ class Caller:
             return CallOutcome(cached, None, cached=True, latency_s=0.0)
         tally = _Tally()
         async with self._limit(backend):
+            budget = budget_now()
+            reserved = await budget.reserve(backend, request) if budget is not None else 0.0
             start = time.perf_counter()
             result, error = await self._attempts(backend, request, tally)
             latency = time.perf_counter() - start
+            if budget is not None:
+                await budget.settle(backend, reserved, result)
         self.store.record_call(
             call_record(
                 key,

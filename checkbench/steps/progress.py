@@ -16,6 +16,8 @@ from rich.progress import (
 )
 from rich.table import Column
 
+from checkbench.errors import CheckbenchError
+
 if TYPE_CHECKING:  # the CLI imports this module before it knows a command needs the callers
     from checkbench.steps.caller import CallCounters
 
@@ -108,4 +110,6 @@ class RichProgress(ProgressSink):
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         if self._shown:
+            if isinstance(exc, CheckbenchError):  # the error's one line stands alone
+                self._progress.live.transient = True
             self._progress.stop()

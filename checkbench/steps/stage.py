@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from checkbench.llm.base import ChatBackend
+from checkbench.llm.models_file import Price
 from checkbench.steps.caller import LIMITS_META, CallCounters, Caller
 from checkbench.steps.model import StepModel
 from checkbench.steps.pool import run_pool
@@ -37,6 +38,11 @@ class StageSummary:
     duration_s: float
     failed_calls: int = 0
     unscored: tuple[str, ...] = ()
+    calls_after: int = 0
+    """The id of the call stored last when the stage began: the stage's calls come after it
+    (see `RunTally.read`)."""
+    counted: str = "total"
+    """What `total` counts, as the stage's line says it (e.g. "steps in all")."""
 
     @property
     def all_failed(self) -> bool:
@@ -57,6 +63,8 @@ class StageClock:
 
     counters: CallCounters
     started: float = field(default_factory=time.perf_counter)
+    calls_after: int = 0
+    """The id of the run's call stored last when the clock started (`RunStore.last_call`)."""
 
     def __post_init__(self) -> None:
         self._calls, self._cached = self.counters.calls, self.counters.cached
@@ -70,6 +78,7 @@ class StageClock:
         already_done: int,
         errors: int,
         unscored: Sequence[str] = (),
+        counted: str = "total",
     ) -> StageSummary:
         return StageSummary(
             stage=stage,
@@ -81,6 +90,8 @@ class StageClock:
             duration_s=time.perf_counter() - self.started,
             failed_calls=self.counters.errors - self._errors,
             unscored=tuple(unscored),
+            calls_after=self.calls_after,
+            counted=counted,
         )
 
 
@@ -100,7 +111,8 @@ class StageRun:
         """Start the clock; a stage given no Caller gets a fresh one on the store, and no sink
         means no display."""
         caller = caller or Caller(store)
-        return cls(caller, progress or ProgressSink(), StageClock(caller.counters))
+        clock = StageClock(caller.counters, calls_after=store.last_call())
+        return cls(caller, progress or ProgressSink(), clock)
 
     def model(self, backend: ChatBackend, *, fresh: bool = False) -> StepModel:
         """`backend` with this stage's Caller (bypassing the cache when `fresh`)."""
@@ -172,20 +184,26 @@ async def dispatch_here(
 
 @dataclass(frozen=True)
 class RunTally:
-    """What a run's store says of its calls, read while it is open, for the CLI to print:
-    why answers failed (message -> count), calls and tokens per model and role, the limits
-    of calls at once each model's endpoint settled on, and the run's judges."""
+    """What a run's store says of a command's calls, read while it is open, for the CLI to
+    print: why answers failed (message -> count), the calls and tokens of the command's
+    stages per model and role, the limits of calls at once each model's endpoint settled on,
+    the prices the run knows (model -> price), and the run's judges."""
 
     failed_answers: dict[str, int]
     usage: list[UsageRow]
     limits: dict[str, int]
     judges: list[str]
+    prices: dict[str, Price] = field(default_factory=dict)
 
     @classmethod
-    def read(cls, store: RunStore) -> RunTally:
+    def read(cls, store: RunStore, stages: Sequence[StageSummary]) -> RunTally:
+        """The tally of the calls made since the first of `stages` began (none: every call
+        of the run)."""
+        after = min((stage.calls_after for stage in stages), default=0)
         return cls(
             failed_answers=store.response_errors(),
-            usage=store.usage(),
+            usage=store.usage(after),
             limits=store.get_meta(LIMITS_META, {}),
             judges=store.judges(),
+            prices={name: Price.model_validate(p) for name, p in store.prices().items()},
         )

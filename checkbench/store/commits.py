@@ -40,10 +40,12 @@ class GroupCommit:
         try:
             yield self._db
         except BaseException:
-            self._db.execute("ROLLBACK TO one_write")
+            if self._db.in_transaction:  # SQLite ends it by itself on a full disk
+                self._db.execute("ROLLBACK TO one_write")
             raise
         finally:
-            self._db.execute("RELEASE one_write")
+            if self._db.in_transaction:
+                self._db.execute("RELEASE one_write")
             self._written()
 
     def execute(self, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
@@ -66,7 +68,8 @@ class GroupCommit:
         try:
             yield self._db
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite ends it by itself on a full disk
+                self._db.execute("ROLLBACK")
             raise
         else:
             self._db.execute("COMMIT")

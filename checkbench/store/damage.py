@@ -31,6 +31,11 @@ def _passed(value: object) -> None:
         raise ValueError(f"expected 1, 0 or NULL, found {value!r}")
 
 
+def _not_null(value: object) -> None:
+    if value is None:
+        raise ValueError("NULL, a verdict must name its check")
+
+
 def _result(value: str | None) -> None:
     if value is not None:
         _OBJECT.validate_json(value)
@@ -44,6 +49,7 @@ _CHECKS: tuple[tuple[str, str, str, Callable[[Any], object]], ...] = (
     ("items", "id", "checks", _PAIRS.validate_json),
     ("items", "id", "tags", _TAGS.validate_json),
     ("responses", f"item_id, model, {_SAMPLE}", "body", Response.model_validate_json),
+    ("verdicts", _VERDICT, "check_id", _not_null),
     ("verdicts", _VERDICT, "passed", _passed),
     ("verdicts", _VERDICT, "body", Verdict.model_validate_json),
     ("calls", "id", "result", _result),

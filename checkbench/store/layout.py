@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE TABLE IF NOT EXISTS verdicts (
     item_id TEXT NOT NULL, model TEXT NOT NULL, judge TEXT NOT NULL, check_id TEXT NOT NULL,
     passed INTEGER, body TEXT NOT NULL, sample INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (item_id, model, sample, judge, check_id));
+    PRIMARY KEY (item_id, model, sample, judge, check_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS verdicts_by_judge
     ON verdicts(judge, item_id, model, sample, check_id, passed);
 """
@@ -98,24 +98,89 @@ def _answers_once(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE responses ADD COLUMN call INTEGER")
 
 
+def _verdicts_keyed(db: sqlite3.Connection) -> None:
+    """Verdicts kept in their key's b-tree (WITHOUT ROWID): the key is stored once, not in a
+    rowid table and again in its index."""
+    _script(
+        db,
+        """
+        ALTER TABLE verdicts RENAME TO verdicts_v5;
+        DROP INDEX verdicts_by_judge;
+        CREATE TABLE verdicts (
+            item_id TEXT NOT NULL, model TEXT NOT NULL, judge TEXT NOT NULL,
+            check_id TEXT NOT NULL, passed INTEGER, body TEXT NOT NULL,
+            sample INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (item_id, model, sample, judge, check_id)) WITHOUT ROWID;
+        CREATE INDEX verdicts_by_judge
+            ON verdicts(judge, item_id, model, sample, check_id, passed);
+        INSERT INTO verdicts(item_id, model, judge, check_id, passed, body, sample)
+            SELECT item_id, model, judge, check_id, passed, body, sample FROM verdicts_v5;
+        DROP TABLE verdicts_v5;
+        """,
+    )
+
+
 MIGRATIONS = [
     Migration("responses and verdicts by sample", 3, 4, _by_sample),
     Migration("each answer stored once", 4, 5, _answers_once),
+    Migration("verdicts without a rowid", 5, 6, _verdicts_keyed),
 ]
 """Every step, in order: a store of any `source` here is brought to SCHEMA_VERSION."""
 SCHEMA_VERSION = MIGRATIONS[-1].target
-"""5: a response made by a call names it and keeps its content there only; bodies of
-responses and verdicts leave out what their columns hold. 4: responses and
-verdicts carry a `sample` column (`--samples K`), part of their keys. 3: items keep their rule,
-(check id, weight) pairs and tags in columns beside the body, so scoring reads no bodies; an
-index serves one judge's verdicts without their bodies; responses flag the ones that carry
-meta. 2: responses carry `meta` (published records) and FB-Bench ids hash whitespace-free
-text."""
+"""6: verdicts live in their key's b-tree (no rowid table beside it). 5: a response made by a
+call names it and keeps its content there only; bodies of responses and verdicts leave out what
+their columns hold. 4: responses and verdicts carry a `sample` column (`--samples K`), part of
+their keys. 3: items keep their rule, (check id, weight) pairs and tags in columns beside the
+body, so scoring reads no bodies; an index serves one judge's verdicts without their bodies;
+responses flag the ones that carry meta. 2: responses carry `meta` (published records) and
+FB-Bench ids hash whitespace-free text."""
 
 
 def _version(db: sqlite3.Connection) -> object:
     row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    return json.loads(row[0]) if row else None
+    if row is None:
+        return None
+    try:
+        return json.loads(row[0])
+    except (TypeError, ValueError):
+        return row[0]
+
+
+TABLES = ("meta", "items", "calls", "models", "responses", "records", "verdicts")
+"""The tables of a store of this layout: one without any of them is damaged."""
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _refuse(db: sqlite3.Connection, message: str, path: Path) -> InputError:
+    """`db` closed, and the error naming the store that it is not one checkbench may use."""
+    db.close()
+    return InputError(message, path=path)
+
+
+def check_store(
+    db: sqlite3.Connection, path: Path, version: int | None, *, created: bool = True
+) -> None:
+    """Refuse, before anything is written, an SQLite file that holds tables but is no
+    checkbench store (or, unless a store may be `created` here, none at all), and a store of
+    this layout that lost a table."""
+    tables = _tables(db)
+    if version is None and not created and not tables:
+        raise _refuse(db, "not a checkbench run store: an SQLite file without tables", path)
+    if version is None and tables:
+        shown = ", ".join(sorted(tables)[:5])
+        raise _refuse(
+            db, f"not a checkbench run store: an SQLite file with other tables ({shown})", path
+        )
+    missing = [name for name in TABLES if name not in tables]
+    if version == SCHEMA_VERSION and missing:
+        raise _refuse(
+            db,
+            f"damaged run store: table {missing[0]} is missing; rerun into a new run directory",
+            path,
+        )
 
 
 def stored_version(db: sqlite3.Connection, path: Path) -> int | None:
@@ -127,10 +192,17 @@ def stored_version(db: sqlite3.Connection, path: Path) -> int | None:
     if not has_meta:
         return None
     found = _version(db)
-    if found == SCHEMA_VERSION or found in {step.source for step in MIGRATIONS}:
+    known = isinstance(found, int) and not isinstance(found, bool)
+    if known and (found == SCHEMA_VERSION or found in {step.source for step in MIGRATIONS}):
         return int(found)  # type: ignore[call-overload]
     db.close()
-    newer = isinstance(found, int) and found > SCHEMA_VERSION
+    if not known:
+        raise InputError(
+            f"run store layout version {found!r} is not a version number: not a checkbench "
+            "run store, or a damaged one",
+            path=path,
+        )
+    newer = found > SCHEMA_VERSION  # type: ignore[operator]
     raise InputError(
         f"run store layout version {found} is not this checkbench's ({SCHEMA_VERSION}): "
         + (

@@ -3,7 +3,8 @@
 The lock is `flock` on RUN_DIR/.lock, so the kernel drops it when its holder dies, even by
 SIGKILL: a stale lock is taken over without guessing. The holder's pid is written into the file
 for the message a second writer gets. Within one process the lock is re-entrant (a command may
-open the same run twice while it works).
+open the same run twice while it works). The last release removes the file, still holding the
+lock; a process that locked the removed file meanwhile sees that it is gone and locks the new one.
 """
 
 from __future__ import annotations
@@ -27,17 +28,22 @@ def acquire(run_dir: Path) -> None:
         handle, count = _held[key]
         _held[key] = (handle, count + 1)
         return
-    handle = (run_dir / LOCK_FILE).open("a+", encoding="utf-8")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "another process"
-        handle.close()
-        raise InputError(
-            f"run directory in use by pid {holder}: wait for it to finish, or use another one",
-            path=run_dir,
-        ) from None
+    path = run_dir / LOCK_FILE
+    while True:
+        handle = path.open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise InputError(
+                f"run directory in use by pid {holder}: wait for it to finish, or use another one",
+                path=run_dir,
+            ) from None
+        if _is_current(handle, path):
+            break
+        handle.close()  # its holder removed it as we locked it: lock the file there now
     handle.seek(0)
     handle.truncate()
     handle.write(str(os.getpid()))
@@ -53,4 +59,13 @@ def release(run_dir: Path) -> None:
         _held[key] = (handle, count - 1)
         return
     del _held[key]
+    (key / LOCK_FILE).unlink(missing_ok=True)  # a clean exit leaves no lock file behind
     handle.close()  # closing the file releases the flock
+
+
+def _is_current(handle: IO[str], path: Path) -> bool:
+    """Whether the open lock file is still the one at `path` (not removed meanwhile)."""
+    try:
+        return os.stat(path).st_ino == os.fstat(handle.fileno()).st_ino
+    except FileNotFoundError:
+        return False

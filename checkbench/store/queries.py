@@ -54,8 +54,11 @@ CHECKS_OF_SOURCE = (
 weights as they were written (SQLite's json() keeps a number's text)."""
 
 BAD_PASSED = (
-    "SELECT 1 FROM verdicts WHERE judge = ? AND passed IS NOT NULL AND passed NOT IN (0, 1) LIMIT 1"
+    "SELECT 1 FROM verdicts WHERE judge = ? AND (passed IS NOT NULL AND passed NOT IN (0, 1)"
+    " OR check_id IS NULL) LIMIT 1"
 )
+"""A verdict row the column readers would misread: passed not 1, 0 or NULL, or no check id
+(a store altered by hand, whose table lost its NOT NULL)."""
 
 
 def placeholders(values: Sequence[Any]) -> str:
@@ -118,21 +121,22 @@ USAGE = (
     " SUM(completion_tokens), SUM(latency_s), SUM(attempts), SUM(timeouts),"
     " SUM(prompt_tokens * IFNULL(json_extract(result, '$.batched'), 0)),"
     " SUM(completion_tokens * IFNULL(json_extract(result, '$.batched'), 0))"
-    " FROM calls GROUP BY model, role"
+    " FROM calls WHERE id > :after GROUP BY model, role"
     " ORDER BY role, model"
 )
-"""Calls, failures, tokens, time, tries and batched tokens per (model, role): `UsageRow`s."""
+"""Calls, failures, tokens, time, tries and batched tokens per (model, role) of the calls
+stored after the call `:after` (0: every call): `UsageRow`s."""
 
 SAMPLE_VERDICTS = (
     "SELECT i.position, r.model, i.rule, {checks}, json_group_object(v.check_id,"
     " v.passed) FILTER (WHERE v.check_id IS NOT NULL)"
     " FROM responses r JOIN items i ON i.id = r.item_id LEFT JOIN verdicts v"
     " ON v.judge = :judge AND v.item_id = r.item_id AND v.model = r.model"
-    " AND v.sample = r.sample"
+    " AND v.sample = r.sample WHERE {scope}"
     " GROUP BY i.position, r.model, r.sample ORDER BY i.position, r.model, r.sample"
 )
 """One row per response with the `:judge`'s verdicts on it as JSON; `{checks}` is the items'
-checks as stored (or CHECKS_OF_SOURCE)."""
+checks as stored (or CHECKS_OF_SOURCE), `{scope}` the responses kept (`scope.SCOPED`)."""
 
 UNIT_MARKS = (
     "SELECT i.position, r.model, MAX(NOT r.ok),"

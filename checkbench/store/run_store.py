@@ -7,21 +7,21 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from checkbench.errors import InputError
+from checkbench.errors import InputError, disk_full, full_disk_error
 from checkbench.inputs import output_dir
 from checkbench.redact import redact, redact_optional
 from checkbench.schema import Item, Response, Verdict
 from checkbench.store import lock
 from checkbench.store.commits import GroupCommit
 from checkbench.store.damage import DAMAGE, damaged_row
-from checkbench.store.files import STORE_FILE
-from checkbench.store.layout import SCHEMA, SCHEMA_VERSION, migrate, stored_version
+from checkbench.store.files import STORE_FILE, connect
+from checkbench.store.layout import SCHEMA, SCHEMA_VERSION, check_store, migrate, stored_version
 from checkbench.store.queries import (
     BAD_PASSED,
     CHECKS_OF_SOURCE,
@@ -53,6 +53,7 @@ from checkbench.store.rows import (
     insert_rows,
     verdict_rows,
 )
+from checkbench.store.scope import SCOPED, SCOPES, WHOLE, Scope, judge_scope_key
 
 T = TypeVar("T")
 ANSWERS_KEPT = 1024
@@ -76,10 +77,19 @@ class RunStore:
     responses read in batches by the long stages, columns for scoring (no bodies parsed), and
     counts for progress and reports."""
 
-    def __init__(self, run_dir: str | Path, *, writer: bool = True, threads: bool = False) -> None:
+    def __init__(
+        self,
+        run_dir: str | Path,
+        *,
+        writer: bool = True,
+        threads: bool = False,
+        read_only: bool = False,
+    ) -> None:
         """Open (or create) the store; a writer holds the run directory's lock until `close`,
         so two commands never work on one run at once. Readers take no lock. With `threads`
-        the store may be used from several threads, one at a time (the caller serializes)."""
+        the store may be used from several threads, one at a time (the caller serializes).
+        A `read_only` store is opened so that SQLite refuses any write (a store of an older
+        layout is migrated first, as any reader does)."""
         self.run_dir = output_dir(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.run_dir / STORE_FILE
@@ -95,36 +105,45 @@ class RunStore:
         if writer:
             lock.acquire(self.run_dir)
         try:
-            self._db = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=not threads
-            )
+            self._db = connect(self.path, threads=threads, read_only=read_only)
+            version = stored_version(self._db, self.path)
+            if read_only and version is not None and version != SCHEMA_VERSION:
+                self._db.close()  # an older layout: migrated in place, as by any reader
+                self._db = connect(self.path, threads=threads, read_only=False)
+                version = stored_version(self._db, self.path)
+            check_store(self._db, self.path, version, created=not read_only)
             self._writes = GroupCommit(self._db)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=10000")
-            if stored_version(self._db, self.path) in (None, SCHEMA_VERSION):
+            if version in (None, SCHEMA_VERSION) and not read_only:
                 self._db.executescript(SCHEMA)
                 self.set_meta_default("schema_version", SCHEMA_VERSION)
-            else:
+            elif version != SCHEMA_VERSION:
                 with self.transaction() as db:
                     migrate(db)
         except BaseException as exc:
             if writer:
                 lock.release(self.run_dir)
+            if disk_full(exc):
+                raise full_disk_error(exc, self.path) from None
             if isinstance(exc, sqlite3.DatabaseError):  # not SQLite, or damaged
                 raise InputError(f"cannot read the run store ({exc})", path=self.path) from None
             raise
 
     @classmethod
     def existing(
-        cls, run_dir: str | Path, *, writer: bool = False, threads: bool = False
+        cls,
+        run_dir: str | Path,
+        *,
+        writer: bool = False,
+        threads: bool = False,
+        read_only: bool = False,
     ) -> RunStore:
-        """Open a run directory that must already hold a store (to read, unless `writer`)."""
+        """Open a run directory that must already hold a store (to read, unless `writer`;
+        `read_only` for the commands that only show a run: they cannot write to it)."""
         if not (Path(run_dir) / STORE_FILE).is_file():
             raise InputError("not a checkbench run directory (no run.sqlite)", path=run_dir)
         if (store := Path(run_dir) / STORE_FILE).stat().st_size == 0:
             raise InputError("empty run store: no run was written here", path=store)
-        return cls(run_dir, writer=writer, threads=threads)
+        return cls(run_dir, writer=writer, threads=threads, read_only=read_only)
 
     def close(self) -> None:
         """Commit what is written, close the file and release the lock (once)."""
@@ -148,8 +167,17 @@ class RunStore:
 
     def __exit__(self, kind: object, exc: BaseException | None, trace: object) -> None:
         """Close; a read that failed on a damaged row becomes one error naming that row."""
+        if exc is not None and disk_full(exc):
+            with suppress(sqlite3.Error, OSError):
+                self.close()
+            raise full_disk_error(exc, self.path) from None
         damaged = self.damaged_row() if isinstance(exc, DAMAGE) and not self._closed else None
-        self.close()
+        try:
+            self.close()
+        except (sqlite3.Error, OSError) as failure:  # the last commit met a full disk
+            if not disk_full(failure):
+                raise
+            raise full_disk_error(failure, self.path) from None
         if damaged is not None:
             raise damaged from None
 
@@ -356,10 +384,16 @@ class RunStore:
         file when it last ran, by name."""
         return dict(self.get_meta(PRICES_META, {}))
 
-    def usage(self) -> list[UsageRow]:
-        """Calls, failures, tokens and time per (model, role)."""
-        rows = self._db.execute(USAGE)
+    def usage(self, after: int = 0) -> list[UsageRow]:
+        """Calls, failures, tokens and time per (model, role), of the calls stored after the
+        call `after` (see `last_call`; 0: of every call)."""
+        rows = self._db.execute(USAGE, {"after": after})
         return [UsageRow(*row) for row in rows]
+
+    def last_call(self) -> int:
+        """The id of the call stored last (0: none): the calls a command makes from now on
+        have higher ones."""
+        return int(self._db.execute("SELECT IFNULL(MAX(id), 0) FROM calls").fetchone()[0])
 
     # -- responses ----------------------------------------------------------------------------
     def put_response(self, response: Response) -> None:
@@ -467,10 +501,11 @@ class RunStore:
         `source`, an item's checks are only those of that source (its other checks' verdicts
         stay in the verdicts column)."""
         if self._db.execute(BAD_PASSED, (judge,)).fetchone():  # named by the store on close
-            raise ValueError("a verdict's passed column is not 1, 0 or NULL")
+            raise ValueError("a verdict's passed column is not 1, 0 or NULL, or its check_id NULL")
         checks = "i.checks" if source is None else CHECKS_OF_SOURCE
-        query = SAMPLE_VERDICTS.format(checks=checks)
-        return self._db.execute(query, {"judge": judge, "source": source}).fetchall()
+        query = SAMPLE_VERDICTS.format(checks=checks, scope=SCOPED)
+        params = {"judge": judge, "source": source, **self.judge_scope(judge).params()}
+        return self._db.execute(query, params).fetchall()
 
     def count_checked_items(self, source: str | None = None) -> int:
         """The items with at least one check (of `source`, when given)."""
@@ -493,12 +528,19 @@ class RunStore:
         with its item and whether the judge tried it before; read `batch` at a time. The
         failed answers that `answering` names are left out (see `Answering`)."""
         last = -1
+        scope = self.judge_scope(judge).params()
         while rows := self._db.execute(
             f"SELECT r.rowid, i.body, {RESPONSE_BODY}, {TRIED} FROM responses r"
             " JOIN items i ON i.id = r.item_id"
             f" WHERE r.rowid > :last AND i.checks != '[]' AND {TO_JUDGE} AND {KEPT}"
-            " ORDER BY r.rowid LIMIT :batch",
-            {"judge": judge, "last": last, "batch": batch, **answering_params(answering)},
+            f" AND {SCOPED} ORDER BY r.rowid LIMIT :batch",
+            {
+                "judge": judge,
+                "last": last,
+                "batch": batch,
+                **answering_params(answering),
+                **scope,
+            },
         ).fetchall():
             last = rows[-1][0]
             for _, item, response, tried in rows:
@@ -509,8 +551,8 @@ class RunStore:
         without the failed answers that `answering` names."""
         row = self._db.execute(
             f"SELECT COUNT(*), COALESCE(SUM({TO_JUDGE}), 0) FROM responses r"
-            f" JOIN items i ON i.id = r.item_id WHERE i.checks != '[]' AND {KEPT}",
-            {"judge": judge, **answering_params(answering)},
+            f" JOIN items i ON i.id = r.item_id WHERE i.checks != '[]' AND {KEPT} AND {SCOPED}",
+            {"judge": judge, **answering_params(answering), **self.judge_scope(judge).params()},
         ).fetchone()
         return int(row[0]), int(row[1])
 
@@ -543,6 +585,33 @@ class RunStore:
                     raise
                 unreadable.append(kind.problem(key, exc))
         return valid
+
+    def scope(self, key: str) -> Scope | None:
+        """The scope recorded under `key` (`scope.RUN_SCOPE`, a judge's), if one was."""
+        return self.records(SCOPES, only=key).get(key)
+
+    def judge_scope(self, judge: str) -> Scope:
+        """The part of the run a judge's verdicts cover (see `scope`): the whole run unless
+        it judged a slice."""
+        return self.scope(judge_scope_key(judge)) or WHOLE
+
+    def verdict_cells(self) -> list[tuple[int, str, str, int, str, int | None]]:
+        """(item position, check id, model, sample, judge, passed 1, 0 or None) of every
+        verdict, by item position: the audit's verdict matrix, no body parsed."""
+        return self._db.execute(
+            "SELECT i.position, v.check_id, v.model, v.sample, v.judge, v.passed"
+            " FROM verdicts v JOIN items i ON i.id = v.item_id ORDER BY i.position"
+        ).fetchall()
+
+    def check_texts(self) -> list[tuple[int, str, str, str | None]]:
+        """(item position, check id, check text, the item's last user message) of every
+        check, by item position then checklist order."""
+        return self._db.execute(
+            "SELECT i.position, c.value ->> 'id', c.value ->> 'text', (SELECT m.value ->>"
+            " 'content' FROM json_each(i.body, '$.messages') m WHERE m.value ->> 'role' ="
+            " 'user' ORDER BY m.key DESC LIMIT 1) FROM items i,"
+            " json_each(i.body, '$.checklist') c ORDER BY i.position, c.key"
+        ).fetchall()
 
     def judges(self) -> list[str]:
         rows = self._db.execute("SELECT DISTINCT judge FROM verdicts ORDER BY judge")

@@ -18,6 +18,7 @@ from checkbench.testing.answers import (
 )
 from checkbench.testing.batch import BatchSettings
 from checkbench.testing.openai_server import OpenAIServer, ServerProcess
+from checkbench.testing.replay import ReplayJudge
 
 __all__ = [
     "ANSWER",
@@ -26,6 +27,7 @@ __all__ = [
     "BatchSettings",
     "OpenAIServer",
     "Reply",
+    "ReplayJudge",
     "ServerProcess",
     "completion",
     "default_answer",

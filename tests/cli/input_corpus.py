@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import random
 import shlex
 import shutil
 import sqlite3
 import stat
-import sys
-from collections import Counter
 from collections.abc import Callable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -33,7 +30,6 @@ from pathlib import Path
 from checkbench.judges.calibration_artefact import ALL, Calibration, Curve
 from checkbench.schema import Verdict
 from checkbench.store import RunStore
-from checkbench.testing import CANNED, OpenAIServer
 from tests.cli.corpus_runner import Outcome, invoke
 from tests.conftest import ROOT
 
@@ -54,6 +50,8 @@ class Case:
     why: str = ""
     unprivileged: bool = False
     """Needs a user whom file modes bind (chmod 000, read-only directories): skipped as root."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Environment variables the command runs with."""
 
 
 def case(command: str, files: Mapping[str, Content], expect: str = "", **kw: object) -> Case:
@@ -283,8 +281,9 @@ def try_case(case: Case, root: Path, base: Path, stub: str = "") -> Result:
     for name, content in case.files.items():
         write(root / name, content, base)
     before = snapshot(root)
-    args = [arg.format(ex=EXAMPLES, stub=stub) for arg in case.args]
-    outcome = invoke(args, root)
+    host = stub.removeprefix("http://").removesuffix("/v1")
+    args = [arg.format(ex=EXAMPLES, stub=stub, stub_host=host) for arg in case.args]
+    outcome = invoke(args, root, dict(case.env))
     return Result(outcome, _problems(case, outcome, before, snapshot(root)))
 
 
@@ -314,6 +313,7 @@ def corpus() -> dict[str, Case]:
     from tests.cli import (
         input_corpus_benchmarks,
         input_corpus_files,
+        input_corpus_hostile,
         input_corpus_paths,
         input_corpus_runs,
     )
@@ -323,6 +323,7 @@ def corpus() -> dict[str, Case]:
         input_corpus_runs.CASES,
         input_corpus_files.CASES,
         input_corpus_paths.CASES,
+        input_corpus_hostile.CASES,
     ]
     merged: dict[str, Case] = {}
     for cases in tables:
@@ -330,39 +331,3 @@ def corpus() -> dict[str, Case]:
         assert not twice, f"case names used twice: {sorted(twice)}"
         merged |= cases
     return merged
-
-
-def tally(work: Path) -> list[tuple[str, object]]:
-    """Every case tried in `work`, counted by how it went: bench/reliability.py's figures."""
-    cases = corpus()
-    base = work / "base"
-    prepare(base)
-    counts: Counter[str] = Counter()
-    with OpenAIServer(CANNED) as stub:
-        for number, (name, case) in enumerate(cases.items()):
-            if case.unprivileged and os.geteuid() == 0:
-                counts["skipped"] += 1
-                continue
-            result = try_case(case, work / f"case-{number}", base, stub.base_url)
-            counts["tried"] += 1
-            for kind in result.kinds:
-                counts[kind] += 1
-            if not result.problems:
-                counts["refused" if case.code else "accepted"] += 1
-            else:
-                print(f"  {name}: {result.problems}", file=sys.stderr)
-    others = counts["exit code"] + counts["lines"] + counts["unclear"]
-    return [
-        ("cases in the corpus", len(cases)),
-        ("tried", counts["tried"]),
-        ("skipped as root (chmod 000, read-only directories)", counts["skipped"]),
-        ("refused with one clear line, exit 2, nothing written", counts["refused"]),
-        ("accepted, as legitimately acceptable inputs", counts["accepted"]),
-        ("tracebacks", counts["traceback"]),
-        ("partial writes", counts["written"]),
-        ("other problems (exit code, several lines, unclear)", others),
-    ]
-
-
-if __name__ == "__main__":  # python -m tests.cli.input_corpus WORK: the figures, as JSON
-    print(json.dumps(tally(Path(sys.argv[1]))))

@@ -49,6 +49,13 @@ INPUTS: dict[str, tuple[str, dict]] = {
     ),
     "scan pc2 --human": (f"scan pc2 run --aux local --human {X}", RUN),
     "generate --models": (f"generate {{ex}}/feedback-mini.jsonl -o out --models {X}", {}),
+    "generate --items": (f"generate {{ex}}/feedback-mini.jsonl -o out --items {X}", {}),
+    "run --items": (f"run {{ex}}/feedback-mini.jsonl -o out --items {X}", {}),
+    "judge --items": (f"judge run --items {X}", RUN),
+    "fbbench import --items": (
+        f"fbbench import {{ex}}/fb-bench-judgments-mini -o out --items {X}",
+        {},
+    ),
 }
 """Every option or argument naming an input file: its command line, and what it needs."""
 NOT_FILES = {

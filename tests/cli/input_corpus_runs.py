@@ -29,6 +29,7 @@ from tests.cli.input_corpus import (
 )
 
 RUN = {"run": from_base("run")}
+BY_JUDGE = "--judge-id example-judge"
 ITEM_ID, CHECK = "fb-26f04a926ba7", "c1"
 LABEL = {"item_id": ITEM_ID, "model": "model-a", "check_id": CHECK, "passed": True}
 PREF = {"item_id": ITEM_ID, "chosen": "model-a", "rejected": "model-b"}
@@ -57,6 +58,10 @@ READERS = {
     "score": "convbench score run",
     "scan pc2": "scan pc2 run --aux local",
     "scan navigate": "scan navigate run --facets task",
+    "export-labels": "export-labels run --out labels.jsonl",
+    "view --annotate": "view run --port 0 --annotator alice",
+    "compare": f"compare run --baseline model-a --candidate model-b {BY_JUDGE}",
+    "audit": f"audit run {BY_JUDGE} --write-refined refined.jsonl",
 }
 """Every command that reads a run directory, with what it needs besides."""
 NOT_A_RUN = "run: not a checkbench run directory (no run.sqlite)"
@@ -115,7 +120,6 @@ DAMAGED_ROWS = {
 BODIES = ("an item body not JSON", "a response body not JSON", "a verdict body of the wrong type")
 COLUMNS = ("an item's tags of the wrong type", "an item's checks not JSON")
 VERDICT_COLUMNS = ("a verdict's passed of the wrong type",)
-BY_JUDGE = "--judge-id example-judge"
 ROW_READERS = {
     "leaderboard": (
         f"leaderboard run {BY_JUDGE}",
@@ -134,6 +138,7 @@ ROW_READERS = {
     ),
     "calibrate": (READERS["calibrate"], BODIES),
     "scan navigate": (f"scan navigate run --facets task {BY_JUDGE}", BODIES),
+    "view --annotate": (READERS["view --annotate"], (*tuple(DAMAGED_ROWS)[:4], *VERDICT_COLUMNS)),
 }
 """The commands that read a whole run, each with the damage it meets: the rows and fields it
 reads before it does anything else (`leaderboard` and `score` read items in columns, not their
@@ -268,6 +273,22 @@ OPTIONS = {
         "run/run.sqlite/c.json: cannot create it: ",
     ),
 }
+LABELS = {
+    "view --annotator: a name with a space": case(
+        "view run --port 0 --annotator 'a b'", RUN, "field 'annotator': annotator name 'a b'"
+    ),
+    "export-labels --annotator: a name with a slash": case(
+        "export-labels run --out l.jsonl --annotator a/b", RUN, "field 'annotator'"
+    ),
+    "export-labels --out: a directory": case(
+        "export-labels run --out run", RUN, "run: is a directory, expected a file"
+    ),
+    "agreement --human: labels of nobody": case(
+        "agreement run --human human:nobody",
+        RUN,
+        "field 'human': no labels by 'human:nobody' in this run (people: none)",
+    ),
+}
 ACCEPTED = {
     "agreement --human: a byte-order mark": accepted(
         "agreement run --human h.jsonl",
@@ -295,4 +316,5 @@ CASES: dict[str, Case] = (
     | PREFS
     | OPTIONS
     | ACCEPTED
+    | LABELS
 )

@@ -4,9 +4,10 @@ an input that is legitimately acceptable, exit code 0."""
 
 from __future__ import annotations
 
+import json
 import os
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +40,15 @@ def stub() -> Iterator[str]:
 
 @pytest.mark.parametrize("name", CORPUS)
 def test_a_bad_input_is_one_clear_line_and_writes_nothing(
-    name: str, tmp_path: Path, base: Path, stub: str
+    name: str, tmp_path: Path, base: Path, stub: str, record_property: Callable
 ) -> None:
+    """(bench/reliability.py counts the cases from the `code` and `problems` recorded here.)"""
     case = CORPUS[name]
+    record_property("code", case.code)
     if case.unprivileged and os.geteuid() == 0:
         pytest.skip("root reads and writes whatever the mode")
     result = try_case(case, tmp_path, base, stub)
+    record_property("problems", json.dumps(result.problems))
     assert result.problems == [], (result.outcome.stderr[-2000:], result.outcome.crash[-3000:])
 
 

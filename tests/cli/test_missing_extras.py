@@ -13,7 +13,7 @@ from tests.conftest import ROOT
 def test_build_without_the_build_extra_names_it(tmp_path: Path) -> None:
     out = tmp_path / "run"
     blocked = (
-        "import sys; sys.modules['sklearn'] = None; "  # as if scikit-learn were not installed
+        "import sys; sys.modules['wordllama'] = None; "  # as if the build extra were missing
         "from checkbench.cli import main; main()"
     )
     args = [str(ROOT / "examples" / "logs-mini.jsonl"), "--domain", "coding", "--out", str(out)]
@@ -33,6 +33,6 @@ def test_build_without_the_build_extra_names_it(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert result.returncode == 2, result.stderr
-    assert result.stderr.startswith("error: topic clustering needs sklearn")
+    assert result.stderr.startswith("error: the wordllama embedder needs the build extra")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert not out.exists() and not (tmp_path / "b.jsonl").exists()

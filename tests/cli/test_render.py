@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from rich.console import Console
 from typer._click import Context
 from typer.core import TyperGroup
 from typer.main import get_command
 from typer.testing import CliRunner
 
 from checkbench.benchmarks import load_items
-from checkbench.console.render import stage_line, usage_table
-from checkbench.llm.base import ChatRequest, ChatResult
-from checkbench.schema import Message, Response, Verdict
-from checkbench.steps.caller import call_record
+from checkbench.console.render import stage_line
+from checkbench.schema import Response, Verdict
 from checkbench.steps.stage import StageSummary
 from checkbench.store import RunStore
 from checkbench.testing import OpenAIServer, Reply
@@ -24,39 +20,6 @@ from tests.conftest import ROOT, run_cli
 EXAMPLES = ROOT / "examples"
 
 LONG_MODEL = "local:SmolLM2-135M-Instruct.Q4_1"
-
-
-def _record(store: RunStore, key: str, model: str, role: str, error: str | None = None) -> None:
-    request = ChatRequest(messages=(Message(role="user", content=key),))
-    result = None if error else ChatResult(content="ok", prompt_tokens=120, completion_tokens=30)
-    store.record_call(
-        call_record(
-            key,
-            model,
-            role,
-            request,
-            result,
-            error,
-            1.5,
-        )
-    )
-
-
-def test_usage_table_fits_80_columns_with_each_model_named_once(tmp_path: Path) -> None:
-    with RunStore(tmp_path / "run") as store:
-        _record(store, "a", LONG_MODEL, "candidate")
-        _record(store, "b", LONG_MODEL, "build:instruction")
-        _record(store, "c", LONG_MODEL, "build:instruction", error="timeout")
-        _record(store, "d", "openai:gpt-4o-mini", "judge")
-        out = io.StringIO()
-        Console(file=out, width=80, color_system=None).print(usage_table(store.usage(), {}))
-    lines = out.getvalue().splitlines()
-    assert max(len(line) for line in lines) <= 80
-    assert sum(LONG_MODEL in line for line in lines) == 1
-    assert sum("openai:gpt-4o-mini" in line for line in lines) == 1
-    instruction = next(line for line in lines if "build:instruction" in line).split()
-    # calls that answered, retries, timeouts, failed, tokens in
-    assert instruction[1:6] == ["1", "0", "0", "1", "120"]
 
 
 def _lines_at_80(*args: str) -> list[str]:
@@ -89,14 +52,19 @@ def test_human_agreement_table_fits_80_columns(tmp_path: Path) -> None:
     lines = _lines_at_80(
         "agreement", str(tmp_path / "run"), "--human", str(EXAMPLES / "human-mini.jsonl")
     )
-    assert any(line.split()[:2] == ["checks", "(n)"] for line in lines)
-    assert any(line.split()[:3] == ["human", "undecided", "1"] for line in lines)
+    for judge in judges:  # each name whole on a line of its own, its figures under it
+        at = lines.index(judge)
+        assert lines[at + 1].split()[:2] == ["17", "0.235"]
+    counts = " ".join(" ".join(line.split()) for line in lines)  # unscored .. only judge
+    assert "0 1" in counts and any(line.split() == ["0", "0"] for line in lines)
+    assert "(a constant judge)" in "\n".join(lines)  # every check passed: kappa says why
 
 
 def test_stage_line_fits_80_columns_and_names_cache_hits_only_when_any() -> None:
-    fresh = StageSummary("taxonomy build", 10, 0, 37, 0, 2, 73.3)
+    counted = "steps in all (8 extractions, one per query; 2 insertions and refinements)"
+    fresh = StageSummary("scan build", 10, 0, 37, 0, 2, 73.3, counted=counted)
     assert stage_line(fresh) == (
-        "[bold]taxonomy build[/]: 10 total, 0 already done, 37 model calls, 0 failed, "
+        f"[bold]scan build[/]: 10 {counted}, 0 already done, 37 model calls, 0 failed, "
         "[yellow]2 unusable[/], 73.3s"
     )
     dead = StageSummary("generate", 8, 0, 8, 0, 8, 1.0, failed_calls=8)
@@ -145,6 +113,30 @@ def test_help_lists_choices_and_shows_no_placeholder_for_flags() -> None:
     board = runner.invoke(app, ["leaderboard", "--help"], env={"COLUMNS": "200"}).output
     assert "<zero|exclude>" in board and "--judge-id" in board
     assert "<text|logprob>" in runner.invoke(app, ["judge", "--help"]).output
+
+
+def test_help_reads_one_way_in_the_order_a_user_meets_the_commands() -> None:
+    """No `{bench}` or `<list[str]>` placeholder, no default written as `(default ...)`, each
+    command's line in its group's list unbroken; the root lists run, generate, judge first."""
+    from checkbench.cli import COMMAND_ORDER, app, commands  # noqa: F401
+
+    root = get_command(app)
+    assert isinstance(root, TyperGroup)
+    runner = CliRunner()
+    for path in [(), *_command_paths(root, Context(root))]:
+        shown = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"}).output
+        for bad in ("{", "<list[", "<path>", "<str>", "(default"):
+            assert bad not in shown, (path, bad)
+    listed = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).output
+    panel = listed.split("Commands")[1].splitlines()[1:]
+    names = [line.split()[1] for line in panel if line.startswith("│ ") and line[2] != " "]
+    assert names[: len(COMMAND_ORDER)] == list(COMMAND_ORDER)
+    assert names[len(COMMAND_ORDER) :] == ["fbbench", "convbench", "ifrewardbench", "scan"]
+    judge = next(line for line in listed.splitlines() if line.startswith("│ judge "))
+    assert "every call it made failed." in judge  # the whole first paragraph on one line
+    generate = runner.invoke(app, ["generate", "--help"], env={"COLUMNS": "200"}).output
+    assert "[OPTIONS] BENCH" in generate
+    assert "[default: 600]" in generate and "[default: local]" in generate
 
 
 def test_version_is_the_installed_one() -> None:

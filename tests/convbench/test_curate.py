@@ -81,13 +81,31 @@ def test_later_apologies_in_english_and_chinese_are_selected(reply: str) -> None
     [
         "Canberra is the capital.",
         "No worries, the answer is Canberra.",
-        "Sorry to hear that, but Sydney is right.",  # not an apology for the reply
         "It is Canberra. " + "x" * OPENING_CHARS + " I'm sorry.",  # deep in the reply
     ],
 )
 def test_replies_that_do_not_open_by_conceding_are_not(reply: str) -> None:
     decision = choose(chat(QUESTION, WRONG, COMPLAINT, ("assistant", reply)))
     assert decision.reason == NO_CONCESSION
+
+
+@pytest.mark.parametrize(
+    ("reply", "marker"),
+    [
+        ("Sorry to hear that, but Sydney is right.", "is right"),
+        ("I'm sorry, but the answer is still Sydney.", "I'm sorry, but"),
+        ("The answer Sydney is correct as written.", "is correct"),
+        ("我理解您的疑问，但答案确实是悉尼。", "确实是"),
+        ("抱歉，我无法提供这类内容。", "无法提供"),
+    ],
+)
+def test_replies_that_keep_their_answer_are_selected_as_response_maintenance(
+    reply: str, marker: str
+) -> None:
+    decision = choose(chat(QUESTION, WRONG, COMPLAINT, ("assistant", reply)))
+    assert decision.kept and decision.value is not None
+    assert decision.value.scenario == "RM" and marker in decision.value.marker
+    assert decision.record["scenario"] == "RM"
 
 
 def test_an_apology_in_the_first_reply_does_not_count() -> None:

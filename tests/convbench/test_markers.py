@@ -130,3 +130,21 @@ def test_bad_marker_files_are_located(
     with pytest.raises(InputError, match=message) as info:
         load_markers(path)
     assert (info.value.path, info.value.line) == (str(path), line)
+
+
+@pytest.mark.parametrize(
+    ("reply", "stance"),
+    [
+        ("You're right, it is Canberra.", "concede"),
+        ("抱歉，我算错了，答案是 5。", "concede"),
+        ("I'm sorry, but the answer is still correct.", "hold"),
+        ("非常抱歉，我无法提供这类内容。", "hold"),  # an apologetic refusal keeps its answer
+        ("The answer 4 is correct as written.", "hold"),
+        ("经过检查，“空格”翻译成 space 是正确的。", "hold"),
+        ("Here is the poem again.", None),
+    ],
+)
+def test_a_reply_concedes_holds_or_says_neither(reply: str, stance: str | None) -> None:
+    markers = Markers()
+    assert markers.stance(reply) == stance
+    assert markers.stance(reply, disputed=True) == (stance or "hold")

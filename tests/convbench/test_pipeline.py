@@ -105,6 +105,7 @@ def test_a_rerun_makes_no_model_call(built: tuple[Path, Path]) -> None:
     again = _build(run, bench)
     assert again.returncode == 0, again.stderr
     assert _calls(run) == calls
+    assert "No model calls made by this command." in again.stdout  # none of the first build's
     assert bench.read_bytes() == first
     report = _report(run)
     assert all(stage.calls == 0 for stage in report.stages)

@@ -263,7 +263,7 @@ def test_feedback_curation_selects_apologies_and_drafts_weighted_items(
     assert (concession["seen"], concession["kept"]) == (12, 4)
     assert concession["reasons"] == {
         "fewer than two assistant turns": 4,
-        "no concession in a later assistant turn": 4,
+        "neither a concession nor a hold in a later assistant turn": 4,
     }
     expected_stages = (
         ["read", "concession", "draft"]

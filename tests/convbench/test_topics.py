@@ -18,6 +18,7 @@ from checkbench.convbench.embed import (
     make_embedder,
 )
 from checkbench.convbench.ingest import iter_conversations
+from checkbench.convbench.segment import Segmenter
 from checkbench.convbench.topic_report import Assignment, TopicConfig, TopicReport
 from checkbench.convbench.topics import _Reservoir, class_tfidf, cluster_topics
 from checkbench.convbench.vocab import BUILTIN, load_vocabulary, match_terms
@@ -102,7 +103,8 @@ def three_topics(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # Small chunks and sample, so streaming, reservoir replacement and partial_fit are exercised.
-CONFIG = TopicConfig(chunk_size=128, sample_size=600, seed=3)
+CONFIG = TopicConfig(chunk_size=128, sample_size=600, seed=3, message_matches=0)
+"""Clusters only: a conversation is kept with its cluster."""
 
 
 def run(
@@ -143,6 +145,38 @@ def test_three_topics_found_named_and_filtered(
     assert kept == {"python"} and report.kept == PER_TOPIC
     assert all(row.kept == (row.cluster == cluster_of["python"]) for row in rows)
     assert set(clusters[cluster_of["python"]].matched) <= BUILTIN["coding"] | {"lists"}
+
+
+def test_leaning_to_recall_a_message_that_names_the_domain_is_kept_outside_its_cluster(
+    three_topics: Path, embedder: WordLlamaEmbedder, tmp_path: Path
+) -> None:
+    out = tmp_path / "assignments.jsonl"
+    config = CONFIG.model_copy(update={"message_matches": 1})
+    vocabulary = load_vocabulary("coding")
+    report = cluster_topics(
+        iter_conversations(three_topics), embedder, vocabulary, config, assignments=out
+    )
+    kept_clusters = {c.id for c in report.clusters if c.kept}
+    rows = read_models(out, Assignment)
+    rescued = [row for row in rows if row.kept and row.cluster not in kept_clusters]
+    assert report.rescued == len(rescued) > 0 and report.kept == PER_TOPIC + report.rescued
+    words = Segmenter(vocabulary).words
+    texts = {c.id: c.first_user_message for c in iter_conversations(three_topics)}
+    assert all(match_terms(words(texts[row.id]), vocabulary) for row in rescued)
+
+
+def test_a_small_log_is_cut_into_few_clusters(tmp_path: Path, embedder: WordLlamaEmbedder) -> None:
+    path = tmp_path / "small.jsonl"
+    rng = random.Random(0)
+    with path.open("w") as handle:
+        for n in range(20):
+            pool = rng.choice(list(POOLS.values()))
+            record = {"id": f"c{n}", "messages": [{"role": "user", "content": rng.choice(pool)}]}
+            handle.write(json.dumps(record) + "\n")
+    report = cluster_topics(
+        iter_conversations(path), embedder, load_vocabulary("math"), TopicConfig()
+    )
+    assert report.k == 2 and set(report.silhouette) <= {2}
 
 
 @pytest.mark.parametrize(

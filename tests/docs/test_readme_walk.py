@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from checkbench.report.page import read_page
 from tests.conftest import ROOT
 from tests.docs.tours import (
     SLOW_BLOCKS,
@@ -60,6 +61,7 @@ SHOWS: dict[str, tuple[str, ...]] = {
     "checkbench --help": ("Commands", "leaderboard", "report"),
     "run examples/fb-bench-mini.json": ("FB-Bench leaderboard", "checkbench report runs/fb"),
     "fbbench import examples": ("imported", "2 models"),
+    "fbbench import --sample": ("sliced (--sample 2",),
     "leaderboard runs/published": ("unscored items are left out", "model-a", "model-b"),
     "ifrewardbench-mini.json # the predictions": (
         "predictions in ifrewardbench-mini.json",
@@ -94,6 +96,13 @@ SHOWS: dict[str, tuple[str, ...]] = {
     "scan navigate runs/published": ("model-a", "model-b"),
     SERVED: ("generate: 8 total",),
     "--samples 3": ("generate: 24 total",),
+    "--candidate model-b --top 3": ("Candidate minus baseline", "Delta by tag", "met -> unmet"),
+    "--candidate model-b --json": ('"pass_to_fail": 5', '"error_correction": {'),
+    "leaderboard --min-score 5": ("model-b",),
+    "audit runs/published --limit 5": ("2 models, 4 items", "cannot audit: two models"),
+    "audit runs/published --json": ('"check_audits"',),
+    "--write-refined runs/refined.jsonl": ("check(s) left out",),
+    "--checklist refined": ("model-a", "model-b"),
 }
 """What each tour command shows, keyed by a part of the command that names it alone."""
 TABS = {
@@ -259,7 +268,7 @@ def test_the_tour_runs_as_written(tmp_path: Path, whole: bool) -> None:
 def _page_data(page: Path) -> dict:
     """The data a report page renders (its inert JSON block)."""
     found = re.search(
-        r'<script type="application/json" id="cb-data">(.*?)</script>', page.read_text()
+        r'<script type="application/json" id="cb-data">(.*?)</script>', read_page(page)
     )
     assert found is not None
     return json.loads(found.group(1))

@@ -25,7 +25,7 @@ def test_cli_reference_covers_every_command() -> None:
     page = reference()
     for command in ("run", "scan navigate", "fbbench filter", "fbbench import", "convbench build"):
         assert f"## `checkbench {command}`" in page
-    assert "- `--judge-id <str>`:" in page
+    assert "- `--judge-id TEXT`:" in page
 
 
 PATH_IN_DOCS = re.compile(

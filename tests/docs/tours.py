@@ -23,11 +23,13 @@ TOUR = "## A tour of the CLI"
 WALK = (
     README,
     "docs/fbbench.md",
+    "docs/audit.md",
     "docs/ifrewardbench.md",
     "docs/judges.md",
     "docs/convbench.md",
     "docs/scan.md",
     "docs/models.md",
+    "docs/compare.md",
 )
 """The pages whose tours are walked, in the order they run: each goes on from the runs of the
 ones before (the FB-Bench guide's runs/demo and runs/published serve the guides after it)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from checkbench import api
+from checkbench.steps.caller import LIMITS_META
 from checkbench.testing import OpenAIServer, deterministic
 from tests.conftest import EXAMPLE, ROOT, run_cli
 from tests.support.run_contents import stored
@@ -80,6 +81,15 @@ def test_ray_stores_what_the_local_executor_stores(
             theirs.unscored,
         )
     assert api.score(tmp_path / "ray") == api.score(tmp_path / "local")
+    # the calls table's limit column: each model's limit, added up over the Ray workers
+    local_limits, ray_limits = (_limits(tmp_path / name) for name in ("local", "ray"))
+    assert set(ray_limits) == set(local_limits) and len(local_limits) == 3  # 2 candidates, judge
+    assert all(ray_limits[m] % local_limits[m] == 0 < ray_limits[m] for m in local_limits)
+
+
+def _limits(run: Path) -> dict[str, int]:
+    with api.RunStore.existing(run) as store:
+        return store.get_meta(LIMITS_META, {})
 
 
 def test_ray_dispatches_only_what_the_run_lacks(

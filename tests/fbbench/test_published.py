@@ -287,3 +287,18 @@ def test_the_import_command_says_what_differed_and_the_json_board_carries_everyt
     deepseek = board["breakdowns"]["DeepSeek-V3"]
     assert deepseek["feedback_type"]["EC"]["Hinting Guidance"]["score"] == 84.20
     assert deepseek["task"]["all"]["Coding"]["score"] == 81.00
+
+
+def test_a_breakdown_cell_on_a_decimal_tie_prints_as_the_authors_table() -> None:
+    """Qwen2.5-7B-Instruct's EC Text Extraction cell: an exact mean of 61.875, published 61.88."""
+    import numpy as np
+
+    from checkbench.fbbench.means import Layout, fbbench_breakdowns
+    from checkbench.scoring import ItemScores
+    from tests.stats.test_exact_mean import TIE
+
+    tags = {"scenario": ["EC"], "task": ["Text Extraction"]}
+    layout = Layout.of((f"i{n}", tags) for n in range(len(TIE)))
+    scores = ItemScores(np.arange(len(TIE)), np.array(TIE))
+    cells = fbbench_breakdowns(layout, scores, "zero", b=B)
+    assert cells["task"]["EC"]["Text Extraction"].score == 61.88

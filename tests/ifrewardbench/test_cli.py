@@ -258,7 +258,7 @@ def test_judge_vs_human_agreement(
     assert [row["judge"] for row in rows] == ["openai:alpha", "openai:beta"]
     row = rows[0]
     # 4 human labels (1 undecided); the judge said yes to all: only the first agrees
-    assert (row["n"], row["gold_missing"], row["only_human"], row["only_judge"]) == (4, 1, 0, 5)
+    assert (row["n"], row["gold_missing"], row["only_reference"], row["only_judge"]) == (4, 1, 0, 5)
     assert row["agreement"]["value"] == pytest.approx(1 / 4)
     assert row["kappa"]["value"] == pytest.approx(0.0)
     assert row["positive_f1"]["value"] == pytest.approx(2 / 5)

@@ -193,6 +193,7 @@ def test_instruction_type_averages(report: MetaReport) -> None:
         "low": None,
         "high": None,
         "n": 1,
+        "why": "too few items",
     }
     assert system.positive_f1.value == pytest.approx(10 / 12)
 

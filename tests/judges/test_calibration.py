@@ -217,3 +217,48 @@ def test_embedded_log_prob_judge_calibrated_to_gpt4o() -> None:
     assert report.before.agreement.agreement.value == pytest.approx(sum(same) / len(same))
     assert report.unusable == sum(v.p_yes is None for v in store.verdicts(judge))
     assert report.before.ranking.responses == len(sample.models) * len(calibration.test_items)
+
+
+def _base_rate_label(item: Item, _p: float) -> bool:
+    """A reference that ignores P(yes) and passes 9 checks in 10 (items q*0 fail)."""
+    return not item.id.endswith("0")
+
+
+def test_a_constant_calibrated_judge_is_warned_about(tmp_path: Path) -> None:
+    # P(yes) says nothing of the reference, which mostly passes: the fitted curve sits above
+    # 0.5 everywhere, so the calibrated judge says yes to everything. Its raw agreement looks
+    # like a gain; kappa and balanced accuracy show it is not, and the report says so.
+    store, _ = _run(tmp_path, 40, _base_rate_label)
+    report = fit_calibration(store, CalibrationFit("cheap", "ref", b=B))
+    after = report.after.agreement
+    assert after.judged_negative == 0 and after.judged_positive == after.n
+    assert after.agreement.value == pytest.approx(after.base_rate)
+    assert after.agreement.value > report.before.agreement.agreement.value
+    assert after.kappa.value == pytest.approx(0.0)
+    assert after.balanced_accuracy.value == pytest.approx(0.5)
+    assert report.warning is not None and "\n" not in report.warning
+    assert report.warning.startswith("WARNING: calibrated judge cheap#calibrated")
+    assert "constant" in report.warning and "kappa 0.000 <= 0" in report.warning
+    assert store.records(REPORT_RECORD)["cheap#calibrated"].warning == report.warning
+    # The report's Judges tab carries it (report.js shows it above the figures).
+    from checkbench.report.assemble import build_report
+    from checkbench.report.run import ReportOptions
+
+    meta = build_report(store, ReportOptions()).data["meta"]["judges"]
+    assert meta["cheap#calibrated"]["calibration_report"]["warning"] == report.warning
+
+
+def test_an_informative_calibration_has_no_warning(tmp_path: Path) -> None:
+    store, _ = _run(tmp_path, 24, lambda item, p: p >= 0.25)
+    report = fit_calibration(store, CalibrationFit("cheap", "ref", method="isotonic", b=B))
+    assert report.warning is None and report.after.agreement.kappa.value > 0.5
+
+
+def test_groups_too_small_to_fit_are_named_with_their_fallback(tmp_path: Path) -> None:
+    store, _ = _run(tmp_path, 24, lambda item, p: p >= 0.25)
+    report = fit_calibration(
+        store, CalibrationFit("cheap", "ref", by="tag:scenario", min_group=100, b=B)
+    )
+    assert report.groups == {}
+    assert set(report.fallback_groups) == {"EC", "RM"}
+    assert all("fewer than 100" in why for why in report.fallback_groups.values())

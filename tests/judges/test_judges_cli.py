@@ -6,8 +6,6 @@ files."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -54,8 +52,11 @@ def test_agreement_with_a_reference_judge_prints_the_worked_figures(tmp_path: Pa
     assert result.returncode == 0, result.stderr
     out = " ".join(result.stdout.split())
     # 20 of 24 checks agree; kappa 2/3; sensitivity 11/12, specificity 9/12.
-    assert "agreement (24 checks, 4 items): agreement 0.833 [" in out
+    assert "agreement (24 checks, 4 items; the reference passes 0.500): agreement 0.833 [" in out
     assert "kappa 0.667 [" in out and "sensitivity 0.917 [" in out
+    assert "balanced accuracy 0.833 [" in out  # (11/12 + 9/12) / 2
+    # Specificity and sensitivity stand on 12 checks each; the shift on C's 4 items: marked.
+    assert "over fewer than 10 units" in out and "points (C)" in out
     assert "specificity 0.750 [" in out and "unscored 0 by the judge" in out
     # The judge keeps the order (rho = tau = 1); C moves most, by 25 points.
     assert "Spearman 1.000 [" in out and "Kendall tau_b 1.000 [" in out
@@ -129,10 +130,12 @@ GRID = (0.05, 0.1, 0.15, 0.2, 0.3, 0.35, 0.4, 0.45)
 """P(yes) values of the log-prob judge: all below 0.5, so its own verdicts all say no."""
 
 
-def _calibration_run(tmp_path: Path, n: int = 24) -> tuple[Path, dict[str, float]]:
+def _calibration_run(
+    tmp_path: Path, n: int = 24, label=lambda i, p: p >= 0.25
+) -> tuple[Path, dict[str, float]]:
     """FB-Bench-shaped items (scenario, task); judge "cheap" gives P(yes) on the grid, the
-    reference "ref" passes a check when P(yes) >= 0.25. Returns the run and each model's
-    reference score (0-100), counted here."""
+    reference "ref" passes a check when `label(item index, P(yes))` (default: P(yes) >= 0.25).
+    Returns the run and each model's reference score (0-100), counted here."""
     store = RunStore(tmp_path / "run")
     passes: dict[str, list[float]] = {}
     verdicts = []
@@ -150,8 +153,8 @@ def _calibration_run(tmp_path: Path, n: int = 24) -> tuple[Path, dict[str, float
                 p = GRID[(i + 2 * m + c) % len(GRID)]
                 key = {"item_id": item.id, "model": model, "check_id": check.id}
                 verdicts.append(Verdict(judge="cheap", passed=False, p_yes=p, **key))
-                verdicts.append(Verdict(judge="ref", passed=p >= 0.25, **key))
-                passes.setdefault(model, []).append(float(p >= 0.25))
+                verdicts.append(Verdict(judge="ref", passed=label(i, p), **key))
+                passes.setdefault(model, []).append(float(label(i, p)))
     store.put_verdicts(verdicts)
     store.close()
     return tmp_path / "run", {m: 100 * sum(v) / len(v) for m, v in passes.items()}
@@ -238,6 +241,30 @@ def test_bad_calibrate_input_is_one_line_and_exit_2(
         assert store.judges() == ["cheap", "ref"]
 
 
+def test_a_constant_calibrated_judge_is_warned_about_wherever_it_is_used(tmp_path: Path) -> None:
+    # The reference passes 9 checks in 10 whatever P(yes) says: the calibration says yes to
+    # everything, which agreement alone would read as a gain.
+    run_dir, _ = _calibration_run(tmp_path, 40, lambda i, p: i % 10 != 0)
+    args = ("calibrate", str(run_dir), "--judge-id", "cheap", "--reference-judge", "ref")
+    result = run_cli(*args, "--by", "tag:task", "--min-group", "1000")
+    assert result.returncode == 0, result.stderr
+    [warning] = [line for line in result.stdout.splitlines() if "WARNING" in line]
+    assert warning.startswith("WARNING: calibrated judge cheap#calibrated is not informative")
+    assert "kappa 0.000 <= 0" in warning and "base rate" in warning
+    assert "groups too small to fit, using the whole-run curve: math: " in result.stdout
+    assert "balanced accuracy" in result.stdout and "reference passes (base rate)" in result.stdout
+    for command in (("leaderboard",), ("convbench", "score")):
+        used = run_cli(*command, str(run_dir), "--calibration", "cheap#calibrated", "--json")
+        assert used.returncode == 0, used.stderr
+        [line] = used.stderr.strip().splitlines()
+        assert line == warning
+        json.loads(used.stdout)  # the warning stays out of the JSON
+    fine, _ = _calibration_run(tmp_path / "fine")
+    run_cli(*args[:1], str(fine), *args[2:])
+    quiet = run_cli("leaderboard", str(fine), "--calibration", "cheap#calibrated", "--json")
+    assert quiet.returncode == 0 and "WARNING" not in quiet.stderr
+
+
 def test_a_bad_calibration_for_the_leaderboard_is_one_line(tmp_path: Path) -> None:
     run_dir, _ = _calibration_run(tmp_path)
     result = run_cli("leaderboard", str(run_dir), "--calibration", "none-such")
@@ -279,23 +306,10 @@ def test_published_verdicts_against_a_judge_that_fails_one_model(tmp_path: Path)
         assert m["reference"]["value"] == pytest.approx(mean, abs=0.05)
         expected = 0.0 if model == victim else m["reference"]["value"]
         assert m["judge"]["value"] == pytest.approx(expected)
-    assert result["ranking"]["max_shift_model"] == victim
+    assert result["ranking"]["largest_shift_model"] == victim
     victim_checks = sum(v.model == victim and v.passed is not None for v in gold)
     passed = sum(v.model == victim and bool(v.passed) for v in gold)
     a = result["agreement"]
     assert a["n"] == sum(v.passed is not None for v in gold)
     assert a["agreement"]["value"] == pytest.approx(1 - passed / a["n"])
     assert victim_checks > passed > 0
-
-
-def test_calibrate_without_scikit_learn_names_the_extra(tmp_path: Path) -> None:
-    run_dir, _ = _calibration_run(tmp_path)
-    blocked = "import sys; sys.modules['sklearn'] = None; from checkbench.cli import main; main()"
-    args = ["calibrate", str(run_dir), "--judge-id", "cheap", "--reference-judge", "ref"]
-    result = subprocess.run(
-        [sys.executable, "-c", blocked, *args], capture_output=True, text=True, cwd=tmp_path
-    )
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.startswith("error: calibration needs scikit-learn")
-    assert "Traceback" not in result.stderr
-    assert _records(run_dir)[CALIBRATION_RECORD] == {}

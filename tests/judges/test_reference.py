@@ -80,8 +80,10 @@ def test_hand_worked_agreement_and_ranking() -> None:
         "C": pytest.approx((0, 25, 25)),
     }
     assert r.spearman.value == pytest.approx(1.0) and r.kendall_tau_b.value == pytest.approx(1.0)
-    assert r.max_abs_shift.value == pytest.approx(25) and r.max_shift_model == "C"
-    for stat in (a.agreement, a.kappa, r.max_abs_shift, *(m.shift for m in r.models)):
+    assert r.largest_shift.value == pytest.approx(25) and r.largest_shift_model == "C"
+    # One quantity, one interval: the largest shift is model C's row, interval and all.
+    assert r.largest_shift == next(m.shift for m in r.models if m.model == "C")
+    for stat in (a.agreement, a.kappa, r.largest_shift, *(m.shift for m in r.models)):
         assert stat.low <= stat.value <= stat.high
     assert a.agreement.low < a.agreement.value < a.agreement.high
 
@@ -97,7 +99,7 @@ def test_a_judge_that_swaps_two_models() -> None:
     assert r.spearman.value == pytest.approx(0.5)
     # Pairs (A,B) and (A,C) concordant, (B,C) discordant: (2 - 1) / 3.
     assert r.kendall_tau_b.value == pytest.approx(1 / 3)
-    assert r.max_abs_shift.value == pytest.approx(62.5) and r.max_shift_model == "C"
+    assert r.largest_shift.value == pytest.approx(62.5) and r.largest_shift_model == "C"
     assert r.spearman.low <= r.spearman.value <= r.spearman.high
 
 
@@ -105,7 +107,7 @@ def test_identical_judges_agree_fully_with_degenerate_shift_intervals() -> None:
     r = _compare(_verdicts("copy"), _verdicts("ref"))
     assert r.agreement.agreement.value == 1.0 and r.agreement.kappa.value == pytest.approx(1.0)
     assert r.ranking.spearman.value == pytest.approx(1.0)
-    assert (r.ranking.max_abs_shift.low, r.ranking.max_abs_shift.high) == (0.0, 0.0)
+    assert (r.ranking.largest_shift.low, r.ranking.largest_shift.high) == (0.0, 0.0)
 
 
 def test_unscored_verdicts_are_counted_and_follow_the_policy() -> None:
@@ -125,7 +127,7 @@ def test_only_responses_both_judged_count_for_the_ranking() -> None:
     result = _compare(judge, _verdicts("ref"))
     assert result.ranking.items == 2 and result.ranking.responses == 6
     # Only the verdicts the judge lacks are left out of the agreement, and counted.
-    assert result.agreement.n == 12 and result.agreement.only_human == 12
+    assert result.agreement.n == 12 and result.agreement.only_reference == 12
     c = next(m for m in result.ranking.models if m.model == "C")
     assert c.judge.value == pytest.approx(25.0)  # items i1 (0) and i2 (0.5)
 
@@ -214,7 +216,7 @@ def test_embedded_log_prob_judge_against_gpt4o(tmp_path: Path) -> None:
     gold = {(v.item_id, v.model, v.check_id): v.passed for v in store.verdicts(GPT4O)}
     same = [gold[(v.item_id, v.model, v.check_id)] == v.passed for v in own]
     assert result.agreement.n == len(own) and result.agreement.only_judge == 0
-    assert result.agreement.only_human == len(gold) - len(own)
+    assert result.agreement.only_reference == len(gold) - len(own)
     assert result.agreement.agreement.value == pytest.approx(sum(same) / len(same))
     assert result.ranking.items == len(sample.items) and result.ranking.responses == len(
         sample.models

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from checkbench import api
-from checkbench.console.render import usage_table
+from checkbench.console.calls import print_calls
 from checkbench.llm import ModelOptions
 from checkbench.steps.caller import LIMITS_META
 from checkbench.store import RunStore
@@ -44,8 +44,9 @@ def test_limits_settle_near_the_servers_capacity_and_every_item_is_answered(
         assert [v.passed for v in store.verdicts("high")] == [True] * ITEMS
         limits = store.get_meta(LIMITS_META)
         out = io.StringIO()
-        Console(file=out, width=80, color_system=None).print(usage_table(store.usage(), limits))
+        print_calls(store.usage(), limits, {}, Console(file=out, width=200, color_system=None))
     # started at 2 and at 24; both settle where the server starts refusing
     assert all(CAPACITY - 2 <= limits[name] <= CAPACITY + 1 for name in ("low", "high")), limits
-    assert f"low  limit {limits['low']}" in out.getvalue()
-    assert f"high  limit {limits['high']}" in out.getvalue()
+    for name, role in (("low", "candidate"), ("high", "judge")):  # the limit column, last
+        row = next(line for line in out.getvalue().splitlines() if line.startswith(name))
+        assert row.split()[:2] == [name, f"({role})"] and row.split()[-1] == str(limits[name])

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from checkbench import api
+from checkbench.console.calls import usd
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.batch import JOURNAL_KIND, QUEUE_LIMIT, BatchBackend
 from checkbench.llm.models_file import Price, parse_price
@@ -178,9 +179,10 @@ def test_generate_judge_and_run_with_batch_keep_the_key_out(tmp_path: Path) -> N
     with OpenAIServer(echo_answer, api_key=KEY) as server:
         spec = ["-m", f"openai:m@{server.base_url}", "--api-key-env", "BATCH_KEY", *POLL]
         judge = ["-j", f"openai:j@{server.base_url}"]
+        price = ["--price", f"openai:j@{server.base_url}=2,8"]
         outputs = [
             run_cli("generate", str(path), "-o", "run", *spec, env=env, cwd=tmp_path),
-            run_cli("judge", "run", *judge, *spec[2:], env=env, cwd=tmp_path),
+            run_cli("judge", "run", *judge, *spec[2:], *price, env=env, cwd=tmp_path),
             run_cli("run", str(path), "-o", "all", *spec, *judge, env=env, cwd=tmp_path),
         ]
     for result in outputs:
@@ -191,6 +193,11 @@ def test_generate_judge_and_run_with_batch_keep_the_key_out(tmp_path: Path) -> N
         for b in server.batch.batches.values()
     ]
     assert kinds == [(False, 2), (True, 2), (False, 2), (True, 2)]
+    with RunStore.existing(tmp_path / "run") as store:
+        (judged,) = [row for row in store.usage() if row.role == "judge"]
+    assert judged.batched_prompt_tokens == judged.prompt_tokens > 0
+    cost = usd(Price(input=2.0, output=8.0).billed(judged))  # at the batch price
+    assert cost in outputs[1].stdout.split() and "cost" not in outputs[0].stdout
     for run_dir in ("run", "all"):
         with RunStore.existing(tmp_path / run_dir) as store:
             verdicts = store.verdicts()

@@ -173,8 +173,9 @@ def test_retries_and_timeouts_are_options_counted_in_the_store_and_summary(
     with sqlite3.connect(tmp_path / "run" / "run.sqlite") as db:
         row = db.execute("SELECT status, attempts, timeouts FROM calls").fetchall()
     assert row == [("ok", 3, 1)]
-    line = next(x for x in result.stdout.splitlines() if x.strip().startswith("candidate"))
-    assert line.split()[1:5] == ["1", "2", "1", "0"]  # calls, retries, timeouts, failed
+    line = next(x for x in result.stdout.splitlines() if "(candidate)" in x)
+    counts = line.split("(candidate)", 1)[1].split()[:4]
+    assert counts == ["1", "2", "1", "0"]  # calls, retries, timed out, failed
     with OpenAIServer(slow_then_fast) as server:
         seen.clear()
         args[-5] = f"openai:m@{server.base_url}"

@@ -15,6 +15,7 @@ from playwright.sync_api import Browser
 
 from checkbench.errors import InputError
 from checkbench.llm.models_file import Price, load_models_file, parse_price, parse_prices
+from checkbench.report.page import read_page
 from checkbench.store import RunStore, UsageRow
 from checkbench.testing import OpenAIServer, completion, verdicts
 from tests.conftest import run_cli
@@ -48,7 +49,7 @@ def _models_file(path: Path, url: str, candidate_price: str) -> Path:
 def _report_facts(run_dir: Path, *args: str) -> dict[str, Any]:
     result = run_cli("report", str(run_dir), *args)
     assert result.returncode == 0, result.stderr
-    html = (run_dir / "report.html").read_text()
+    html = read_page(run_dir / "report.html")
     assert KEY not in html
     block = re.search(r'<script type="application/json" id="cb-data">(.*?)</script>', html, re.S)
     assert block is not None

@@ -1,6 +1,7 @@
 """Replicas: a model served by several endpoints spreads its calls over the healthy ones, sets
-a failing one aside, answers as one endpoint does, and keeps its identity whichever replicas
-serve it, so a run resumes when they change."""
+a failing one aside (its calls at once no longer counted in the model's limit), answers as one
+endpoint does, and keeps its identity whichever replicas serve it, so a run resumes when they
+change."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from checkbench import api
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
 from checkbench.llm.models_file import load_models_file
+from checkbench.steps.caller import LIMITS_META
 from checkbench.store import RunStore
 from checkbench.testing import Answer, OpenAIServer, completion, verdicts
 from tests.conftest import free_port
@@ -61,6 +63,8 @@ def test_calls_spread_over_healthy_replicas_and_the_run_resumes_on_others(
         )
         _run(items, tmp_path / "run", options)
         counts = (len(a.requests), len(b.requests), len(bad.requests))
+        with RunStore.existing(tmp_path / "run") as store:
+            limits = store.get_meta(LIMITS_META)
         # the same model at one endpoint gives the same answers and verdicts
         single = tmp_path / "single.toml"
         single.write_text(f'[models.one]\nmodel = "served"\nbase_url = "{a.base_url}"\n')
@@ -76,6 +80,7 @@ def test_calls_spread_over_healthy_replicas_and_the_run_resumes_on_others(
     # set aside after failing: asked with its first two slots in each command (and at most
     # once more after a second), not again while the others serve
     assert served_bad <= 6
+    assert limits == {"m": 4}  # the two replicas that answer, 2 each: not the two down
     responses, checks = _answers(tmp_path / "run")
     assert len(responses) == ITEMS and all(content for content in responses.values())
     assert [passed for *_, passed in checks] == [True] * ITEMS

@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from checkbench.redact import REDACTED, redact, register_secret
+from checkbench.report.page import read_page
 from checkbench.testing import OpenAIServer, completion
 from tests.conftest import run_cli
 from tests.llm.test_endpoints import bench
@@ -59,7 +60,7 @@ def test_an_echoing_endpoint_leaks_the_key_nowhere(tmp_path: Path) -> None:
         dump = "\n".join(db.iterdump())
     assert REDACTED in dump and "invalid key" in dump
     assert KEY not in dump and KEY[3:20] not in dump
-    report = (tmp_path / "run" / "report.html").read_text()
+    report = read_page(tmp_path / "run" / "report.html")
     assert KEY not in report and KEY[3:20] not in report
 
 

@@ -207,10 +207,20 @@ def build_run(run_dir: Path) -> Expected:
 
 
 @contextmanager
-def serving(run_dir: Path) -> Iterator[str]:
-    """`checkbench view RUN_DIR` on a free loopback port in a subprocess; yields its URL."""
+def serving(run_dir: Path, *options: str) -> Iterator[str]:
+    """`checkbench view RUN_DIR [OPTIONS]` on a free loopback port in a subprocess; yields its
+    URL."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "checkbench", "view", str(run_dir), "--port", str(free_port())],
+        [
+            sys.executable,
+            "-m",
+            "checkbench",
+            "view",
+            str(run_dir),
+            "--port",
+            str(free_port()),
+            *options,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
+from checkbench.report.page import PACKED_TYPE
 from tests.conftest import run_cli
 from tests.report.report_run import (
     HOSTILE_ITEM,
@@ -197,7 +198,7 @@ def test_hostile_text_renders_as_text_and_runs_nothing(page: Page, run: Expected
     assert page.evaluate("window.__pwned") is None
     assert page.locator("img, iframe, object, embed").count() == 0
     scripts = page.locator("script").evaluate_all("nodes => nodes.map(n => n.type)")
-    assert set(scripts) == {"", "application/json"} and scripts.count("") == 1
+    assert set(scripts) == {"", "application/json", PACKED_TYPE} and scripts.count("") == 1
 
 
 def test_meta_evaluation_and_taxonomy_are_shown(page: Page, run: Expected) -> None:

@@ -27,7 +27,7 @@ from tests.report.test_browser import browser, open_page, visit
 __all__ = ["browser"]  # the fixture, shared with the other browser tests
 
 WIDTHS = [400, 1400]
-TABS = ["overview", "breakdowns", "judges", "taxonomy", "items", "items/1", "run"]
+TABS = ["overview", "breakdowns", "judges", "taxonomy", "items", "items/1", "run", "compare"]
 
 LAYOUT_PROBLEMS = (Path(__file__).parent / "report_layout.js").read_text(encoding="utf-8")
 """A function of the page: what is wrong with the layout of the tab shown."""
@@ -155,8 +155,10 @@ def test_judge_ids_show_whole(browser: Browser, many: Path, width: int) -> None:
     for judge in JUDGES:
         assert any(judge.lower() in head.lower() for head in heads)
     visit(page, "items/1")
-    names = page.locator(".response").first.locator(".jname").all_inner_texts()
-    assert set(names) == set(JUDGES)
+    # Item details decode lazily: wait for the first response's judges before reading them.
+    names = page.locator(".response").first.locator(".jname")
+    expect(names.first).to_be_attached()
+    assert set(names.all_inner_texts()) == set(JUDGES)
     assert trouble == []
     page.close()
 
@@ -245,7 +247,7 @@ def test_every_scatter_point_is_labelled_or_keyed(browser: Browser, many: Path, 
 def test_item_chips_name_their_models(wide: Page) -> None:
     visit(wide, "items")
     chips = wide.locator("[data-role=list] .row").first.locator(".chips .chip")
-    assert chips.count() == len(MODELS)
+    expect(chips).to_have_count(len(MODELS))
     assert [c.locator(".chip-model").inner_text() for c in chips.all()] == sorted(MODELS)
 
 

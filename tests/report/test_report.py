@@ -17,7 +17,7 @@ from checkbench.fbbench.scoring import SLICES
 from checkbench.llm.models_file import parse_prices
 from checkbench.report.assemble import build_report
 from checkbench.report.items import FAIL, PASS, UNSCORED
-from checkbench.report.page import script_json
+from checkbench.report.page import PAGE_ENCODING, pack, packed_blocks, script_json, unpack
 from checkbench.report.run import ReportOptions
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import load_taxonomy
@@ -52,7 +52,8 @@ def test_report_file_is_self_contained_under_a_hashed_policy(run: Expected, tmp_
     out = tmp_path / "sub" / "report.html"
     result = run_cli("report", str(run.run_dir), "-o", str(out))
     assert result.returncode == 0, result.stderr
-    html = out.read_text(encoding="utf-8")
+    html = out.read_bytes().decode(PAGE_ENCODING)
+    assert '<meta charset="windows-1252">' in html[:1024]
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1)
     script = re.search(r"<script>(.*?)</script>", html, flags=re.S).group(1)
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
@@ -62,9 +63,26 @@ def test_report_file_is_self_contained_under_a_hashed_policy(run: Expected, tmp_
     assert "window.__pwned" in html and "<script>window.__pwned" not in html
     blocks = re.findall(r'<script type="application/json" id="([^"]+)">(.*?)</script>', html)
     data = json.loads(dict(blocks)["cb-data"])
-    chunks = [json.loads(body) for name, body in blocks if name.startswith("cb-chunk-")]
-    assert data["mode"] == "file" and len(chunks) == 2  # 260 items, 250 per chunk
+    chunks = list(packed_blocks(html).values())
+    assert data["mode"] == "file" and len(chunks) == 6  # 260 items, 50 per block
     assert HOSTILE_RESPONSE in chunks[0]["strings"]
+    assert HOSTILE_RESPONSE not in html  # packed: inflated by the page when shown
+    assert all(ord(c) < 128 for c in html.split('id="cb-chunk-')[0])  # ASCII up to the blocks
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"strings": ["题一 < = \r \x00 </script>", "\u2028", "ascii"], "n": [1, None, 2.5]},
+        {"strings": [bytes(range(256)).decode("latin-1") * 50], "records": []},
+    ],
+)
+def test_a_packed_block_holds_no_byte_script_data_changes_and_unpacks_to_its_value(
+    value: dict,
+) -> None:
+    encoding, text = pack(value)
+    assert not set("\x00\r<") & set(text) and max(map(ord, text)) < 256
+    assert unpack(encoding, text) == value
 
 
 def test_index_flags_each_models_verdicts(run: Expected) -> None:

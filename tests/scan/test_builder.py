@@ -198,6 +198,9 @@ def test_build_on_the_embedded_model_then_rebuild_makes_no_new_call(tmp_path: Pa
     # the root, then one answer per level, each re-asked at most twice
     assert all(step["calls"] <= (depth + 1) * (1 + SETTINGS.reasks) for step in inserts)
     assert "model answers: tag" in first.stdout and "no usable answer: tag" in first.stdout
+    # what the stage line's total counts, in the words of the line above it
+    work = f"{1 + len(steps)} steps in all (1 extractions, one per query; {len(steps)} insertions"
+    assert f"1 queries, {extracted} capabilities" in first.stdout and work in first.stdout
     grew = any(domain.children for domain in built.domains)
     assert ("the taxonomy is the seed's, grown by nothing" in first.stdout) != grew
     calls = _count_calls(out)
@@ -207,6 +210,7 @@ def test_build_on_the_embedded_model_then_rebuild_makes_no_new_call(tmp_path: Pa
     assert _count_calls(out) == calls
     assert load_taxonomy(tax) == built
     assert "0 model calls" in second.stdout
+    assert "No model calls made by this command." in second.stdout  # not the first's calls
 
 
 def _count_calls(run_dir: Path) -> int:

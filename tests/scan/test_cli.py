@@ -251,3 +251,51 @@ def test_pc2_human_agreement_over_no_ordered_pair_says_no_pairs(
         in said
     )
     assert "human agreement (pairwise): accuracy 0.500" in said and "0.000" not in said
+
+
+RELEASED = ROOT / "tests" / "data" / "scan" / "released_traits.json"
+"""SCAN's released tree in small: '/' and a backslash in names, a child named like its parent,
+the same name at several places, depth 6."""
+
+
+def test_every_command_reads_a_tree_with_free_text_names(tmp_path: Path) -> None:
+    tree = load_taxonomy(RELEASED)
+    assert tree.depth() == 6 and len(tree.paths()) == 43
+    shown = run_cli("scan", "show", str(RELEASED))
+    assert shown.returncode == 0, shown.stderr
+    assert "UI/UX Design" in shown.stdout and "Contract/Agreement Drafting" in shown.stdout
+    checked = run_cli("scan", "validate", str(RELEASED))
+    assert checked.returncode == 0 and "ok: 43 nodes" in checked.stdout, checked.stderr
+    as_scan = run_cli("scan", "show", str(RELEASED), "--json", "--taxonomy-format", "scan")
+    assert json.loads(as_scan.stdout) == json.loads(RELEASED.read_text(encoding="utf-8"))
+    moved = tree.reparent("coding/Web Development/Frontend/UI\\/UX Design", "coding")
+    save_taxonomy(moved, tmp_path / "moved.json")
+    changes = run_cli("scan", "diff", str(RELEASED), str(tmp_path / "moved.json"), "--json")
+    assert json.loads(changes.stdout)["moved"] == [
+        {"old": "coding/Web Development/Frontend/UI\\/UX Design", "new": "coding/UI\\/UX Design"}
+    ]
+
+
+def test_navigation_keeps_nodes_apart_that_share_a_name(tmp_path: Path) -> None:
+    fantasy = "writing/Creative Writing/Fiction/Fantasy"
+    leaves = {
+        f"{fantasy}/Fantasy/High Fantasy": {"A": 0.9, "B": 0.2},
+        f"{fantasy}/Fairy Tale": {"A": 0.1, "B": 0.8},
+        "coding/Web Development/Frontend/UI\\/UX Design/Accessibility": {"A": 0.5, "B": 0.6},
+    }
+    run_dir = _store(tmp_path / "run", leaves)
+    result = run_cli(
+        "scan", "navigate", str(run_dir), "--taxonomy", str(RELEASED), "--min-n", "5",
+        "--no-prune", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    nodes = {node["path"]: node for node in json.loads(result.stdout)["nodes"]}
+    assert nodes[f"{fantasy}/Fantasy"]["items"] == 5 and nodes[fantasy]["items"] == 10
+    assert nodes["coding/Web Development/Frontend/UI\\/UX Design"]["items"] == 5
+    table = run_cli(
+        "scan", "navigate", str(run_dir), "--taxonomy", str(RELEASED), "--min-n", "5",
+        "--no-prune",
+    )  # fmt: skip
+    assert table.returncode == 0, table.stderr
+    assert "  UI/UX Design " in table.stdout  # the node table's names; paths stay escaped
+    assert "Frontend/UI\\/UX Design" in table.stdout

@@ -26,11 +26,14 @@ Spread (best - worst mean): testing .9, email .7, poetry .6, writing .55, coding
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from rich.console import Console
 
 from checkbench.errors import InputError
 from checkbench.scan.navigation import (
+    ITEM_MEAN,
     TOO_FEW,
     NavigationSettings,
     navigate,
@@ -39,7 +42,7 @@ from checkbench.scan.navigation import (
 )
 from checkbench.scan.navigation_view import profile_view
 from checkbench.scan.tree import Node, Taxonomy
-from checkbench.schema import Item, Message
+from checkbench.schema import Check, Item, Message, Response, Verdict
 
 LEAVES = {
     "coding/algorithms": {"A": 0.9, "B": 0.8, "C": 0.7},
@@ -281,3 +284,42 @@ def test_profile_view_renders_findings_and_unstable_parents(nav) -> None:
     assert "Unstable parents" in text and "0.50" in text
     with pytest.raises(InputError, match="unknown model 'Z'"):
         profile_view(nav, "Z")
+
+
+def test_navigation_of_fbbench_items_ranks_by_fbbench_score_and_says_so(tmp_path: Path) -> None:
+    """FB-Bench's score is the mean of its (scenario, task) group means: navigation's cells are
+    that score (on the released judgments DeepSeek-V3's overall is the leaderboard's 74.86, not
+    the plain mean of items, 72.55) and say so; other items keep the mean of items."""
+    from checkbench.scan.api import taxonomy_navigate
+    from checkbench.scan.navigation_view import navigation_view
+    from checkbench.store import RunStore
+
+    items = [
+        Item(
+            id=f"{scenario}{n}",
+            messages=[Message(role="user", content="q")],
+            checklist=[Check(id="c", text="ok?")],
+            tags={"scenario": [scenario], "task": ["Coding"]},
+        )
+        for scenario, count in (("EC", 1), ("RM", 3))
+        for n in range(count)
+    ]
+    with RunStore(tmp_path / "run") as store:
+        store.add_items(items)
+        for item in items:  # EC 1 of 1 passed, RM 0 of 3: group means 1 and 0, items 0.25
+            store.put_response(Response(item_id=item.id, model="m", content="a"))
+            passed = item.id == "EC0"
+            store.put_verdicts(
+                [Verdict(item_id=item.id, model="m", judge="j", check_id="c", passed=passed)]
+            )
+    nav = taxonomy_navigate(tmp_path / "run", facets=["task"])
+    assert nav.ranked_by.startswith("FB-Bench's score")
+    assert nav.overall.cells["m"].mean == 0.5 and nav.node("Coding").cells["m"].mean == 0.5
+    assert nav.model_dump(mode="json")["ranked_by"] == nav.ranked_by
+    console = Console(record=True, width=200)
+    console.print(navigation_view(nav, ["m"], 3))
+    assert "(FB-Bench's score: the mean of the (scenario, task) group means" in " ".join(
+        console.export_text().split()
+    )
+    plain = navigate({"m": {i.id: float(i.id == "EC0") for i in items}}, {i.id: [] for i in items})
+    assert plain.overall.cells["m"].mean == 0.25 and plain.ranked_by == ITEM_MEAN

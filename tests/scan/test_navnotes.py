@@ -51,8 +51,9 @@ def test_each_unranked_node_is_explained_by_its_cause() -> None:
     nav = navigate(scores, tags, taxonomy=taxonomy, settings=FAST)
     assert coverage_notes(nav) == ["1 of 14 items carry no tag of this hierarchy (overall only)"]
     assert unranked_notes(nav) == [
-        "3 of 5 nodes not ranked: 1 have no item tagged; 1 have fewer than 5 items; 1 have 5+ "
-        "items but fewer than 5 scored for B at 1 (2 items unanswered, 1 unscored)"
+        "3 of 5 nodes not ranked: 1 have no item tagged; 1 have fewer than 5 items; 1 have "
+        "enough items (5 or more) but a model has fewer than 5 of them scored there: B at 1 of "
+        "them (2 items unanswered, 1 unscored)"
     ]
     assert nav.node("d/gappy").cells["B"].missing == 2
     assert nav.node("d").status == "ranked"  # 13 items under d, 10 scored for B

@@ -70,6 +70,7 @@ def test_scripted_tagging_writes_domains_and_closed_paths(tmp_path: Path) -> Non
     items[0].tags["taxonomy"] = ["stale/tag"]
     script = [
         answer({"reason": "r", "domain": "coding"}),
+        answer({"reason": "r", "tags": ["coding/debugging"]}),  # one level at a time
         answer({"reason": "r", "tags": ["coding/debugging/memory errors"]}),
         answer({"reason": "r", "domain": "writing"}),
         answer({"reason": "r", "tags": ["writing/letters"]}),  # unknown path: re-asked
@@ -94,7 +95,7 @@ def test_scripted_tagging_writes_domains_and_closed_paths(tmp_path: Path) -> Non
         "taxonomy": lineage("coding/debugging/memory errors"),
     }
     assert note.tags["taxonomy"] == ["writing"] and records["q1"]["chosen"] == [OTHER]
-    assert "'tags[0]' must be one of" in requests[4]["messages"][-1]["content"]
+    assert "'tags[0]' must be one of" in requests[5]["messages"][-1]["content"]
     assert pirate.tags["domain"] == ["roleplay"] and pirate.tags["taxonomy"] == []
     assert sums.tags["taxonomy"] == ["mathematics"]
     assert "domain" not in unknown.tags and "taxonomy" not in unknown.tags
@@ -104,12 +105,10 @@ def test_scripted_tagging_writes_domains_and_closed_paths(tmp_path: Path) -> Non
     assert (report.domain_failed, report.tags_failed) == (1, 0)
     assert report.domains == {"coding": 1, "writing": 1, "roleplay": 1, "mathematics": 1}
     tag_enum = requests[1]["response_format"]["json_schema"]["schema"]["properties"]["tags"]
-    assert tag_enum["items"]["enum"] == [
-        "coding/debugging",
-        "coding/debugging/memory errors",
-        "coding/code generation",
-        OTHER,
-    ]
+    assert tag_enum["items"]["enum"] == ["coding/debugging", "coding/code generation", OTHER]
+    deeper = requests[2]["response_format"]["json_schema"]["schema"]["properties"]["tags"]
+    assert deeper["items"]["enum"] == ["coding/debugging/memory errors", OTHER]
+    assert records["q0"]["levels"] == [["coding/debugging"], ["coding/debugging/memory errors"]]
 
 
 def test_an_other_node_in_the_taxonomy_takes_items_of_missing_domains(tmp_path: Path) -> None:
@@ -142,5 +141,70 @@ def test_tag_command_on_the_embedded_model(tmp_path: Path) -> None:
         assert domain in DOMAINS
         tags = item.tags["taxonomy"]
         assert set(tags) <= paths and closure(TINY, tags) == tags
-        assert all(path.split("/")[0] == domain for path in tags)
+        assert all(lineage(path)[0] == domain for path in tags)
     assert "items tagged" in result.stdout
+
+
+def _conversation(*turns: str) -> Item:
+    roles = ["user", "assistant"] * len(turns)
+    messages = [Message(role=r, content=t) for r, t in zip(roles, turns, strict=False)]
+    return Item(id="fb", messages=messages)
+
+
+FEEDBACK = _conversation(
+    "Fix this Python function: def f(x): return x +", "Done.", "你回答的不对。"
+)
+
+
+@pytest.mark.parametrize("turns", ["first", "all"])
+def test_an_item_is_tagged_by_its_task_not_by_the_feedback_after_it(
+    tmp_path: Path, turns: str
+) -> None:
+    script = [
+        answer({"reason": "r", "domain": "coding"}),
+        answer({"reason": "r", "tags": ["coding/code generation"]}),
+    ]
+    with OpenAIServer(CANNED, script=script) as server, RunStore(tmp_path) as store:
+        settings = TagSettings(turns=turns)  # type: ignore[arg-type]
+        result = run_on_stub(
+            server, lambda b: tag_items(store, b, [FEEDBACK], TINY, settings=settings)
+        )
+        requests = [r["messages"][-1]["content"] for r in server.requests]
+    assert result.items[0].tags["taxonomy"] == ["coding", "coding/code generation"]
+    for request in requests:
+        assert "```request\n" in request and "Fix this Python function" in request
+        assert ("你回答的不对" in request) == (turns == "all")
+        assert "Done." not in request
+    assert ("[user turn 2]" in requests[0]) == (turns == "all")
+
+
+def test_the_descent_offers_one_level_of_a_tree_with_free_text_names(tmp_path: Path) -> None:
+    from checkbench.scan.tree import load_taxonomy
+    from tests.scan.test_cli import RELEASED
+
+    tree = load_taxonomy(RELEASED)
+    web = "coding/Web Development"
+    script = [
+        answer({"reason": "r", "domain": "coding"}),
+        answer({"reason": "r", "tags": [web]}),
+        answer({"reason": "r", "tags": [f"{web}/Frontend"]}),
+        answer({"reason": "r", "tags": [f"{web}/Frontend/UI\\/UX Design"]}),
+        answer({"reason": "r", "tags": [OTHER]}),  # nothing below UI/UX fits: stop there
+    ]
+    with OpenAIServer(CANNED, script=script) as server, RunStore(tmp_path) as store:
+        item = _items("Make my checkout page accessible")
+        result = run_on_stub(server, lambda b: tag_items(store, b, item, tree))
+        requests = list(server.requests)
+    assert len(requests) == len(script)
+    enums = [
+        r["response_format"]["json_schema"]["schema"]["properties"]["tags"]["items"]["enum"]
+        for r in requests[1:]
+    ]
+    assert enums[0] == [web, "coding/Debugging", OTHER]
+    assert enums[3] == [
+        f"{web}/Frontend/UI\\/UX Design/Accessibility",
+        f"{web}/Frontend/UI\\/UX Design/Other",
+        OTHER,
+    ]
+    assert result.items[0].tags["taxonomy"] == lineage(f"{web}/Frontend/UI\\/UX Design")
+    assert "Contract" not in requests[1]["messages"][-1]["content"]

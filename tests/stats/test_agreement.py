@@ -81,7 +81,13 @@ def test_undefined_statistics_are_none() -> None:
     result = agreement([1, 1, 1], [1, 1, 1], b=20)
     assert result.agreement.value == 1.0
     assert result.kappa.value is None and result.alpha.value is None
-    assert result.specificity.model_dump() == {"value": None, "low": None, "high": None, "n": 0}
+    assert result.specificity.model_dump() == {
+        "value": None,
+        "low": None,
+        "high": None,
+        "n": 0,
+        "why": "a constant judge",  # every check judged a pass
+    }
     assert result.negative_f1.value == 0.0 and result.mcc.value == 0.0  # released conventions
 
 
@@ -126,9 +132,34 @@ def test_human_vs_judge_verdicts() -> None:
     )
     result = verdict_agreement(human, judge, b=50)
     # shared keys: i1/c1 agree, i1/c2 disagree, i2/c1 unscored by judge, i2/c2 no human label
-    assert (result.only_human, result.only_judge) == (1, 1)
+    assert (result.only_reference, result.only_judge) == (1, 1)
     assert (result.n, result.unscored, result.gold_missing, result.clusters) == (3, 1, 1, 2)
     assert result.agreement.value == pytest.approx(1 / 3)
     assert result.positive_f1.value == pytest.approx(2 * 1 / (2 + 2))
     with pytest.raises(InputError, match="two judge verdicts"):
         verdict_agreement(human, judge + judge[:1])
+
+
+def test_kappa_and_balanced_accuracy_match_sklearn() -> None:
+    from sklearn.metrics import balanced_accuracy_score, cohen_kappa_score
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        gold = rng.integers(0, 2, 40).tolist()
+        judged = [g if rng.random() < 0.7 else 1 - g for g in gold]
+        result = agreement(gold, judged, b=10)
+        assert result.kappa.value == pytest.approx(cohen_kappa_score(gold, judged))
+        assert result.balanced_accuracy.value == pytest.approx(
+            balanced_accuracy_score(gold, judged)
+        )
+        assert result.base_rate == pytest.approx(np.mean(gold))
+        assert result.judged_positive == sum(judged)
+
+
+def test_a_constant_judge_has_kappa_0_and_balanced_accuracy_half() -> None:
+    gold = [1] * 9 + [0]
+    result = agreement(gold, [1] * 10, b=10)
+    assert result.agreement.value == pytest.approx(0.9)  # the base rate, not skill
+    assert result.kappa.value == pytest.approx(0.0)
+    assert result.balanced_accuracy.value == pytest.approx(0.5)
+    assert (result.judged_positive, result.judged_negative) == (10, 0)

@@ -30,8 +30,10 @@ from checkbench.steps.answers import (
     answer_model,
     answer_schema,
     choice,
+    extract_json,
     listing,
     parse_answer,
+    repair_latex,
     text,
 )
 
@@ -159,3 +161,25 @@ def test_many_problems_are_cut_to_the_first_three() -> None:
         parse_answer("{}", Sample)
     message = str(caught.value)
     assert message.count("is missing") == 3 and message.endswith("(and 1 more)")
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [
+        (r"\frac{1}{2}", r"\frac{1}{2}"),
+        (r"\beta + \nu", r"\beta + \nu"),
+        (r"\text{km} \right)", r"\text{km} \right)"),
+        (r"\alpha \sqrt{x} \underline{y}", r"\alpha \sqrt{x} \underline{y}"),
+        (r"line one\nThe next\tcell", "line one\nThe next\tcell"),
+        (r"say \"hi\" \\ \u00e9 a\/b", 'say "hi" \\ \u00e9 a/b'),
+    ],
+)
+def test_latex_in_model_json_is_repaired_and_real_escapes_kept(written: str, meant: str) -> None:
+    raw = '{"text": "' + written + '"}'
+    assert json.loads(repair_latex(raw))["text"] == meant
+    assert extract_json(raw)["text"] == meant
+
+
+def test_an_answer_with_latex_parses_to_what_the_model_wrote() -> None:
+    Text = answer_model("Text", text=text(80))
+    assert parse_answer(r'{"text": "\frac{a}{b} = \beta"}', Text).text == r"\frac{a}{b} = \beta"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 
 from rich.console import Console
 
+from checkbench.errors import InputError
 from checkbench.steps.caller import CallCounters
 from checkbench.steps.progress import RichProgress
 
@@ -64,3 +66,20 @@ def test_a_new_stage_starts_from_the_counts_so_far() -> None:
         progress.start("grade", 2)
     grade = [line for line in _plain(out).splitlines() if "0/2" in line][-1]
     assert grade.rstrip().endswith("500 tok")
+
+
+def _failing(error: BaseException) -> str:
+    """What a command's display leaves on a file (not a terminal) when the command stops with
+    `error` after its stage began."""
+    out = io.StringIO()
+    console = Console(file=out, width=80, color_system=None)
+    with contextlib.suppress(BaseException), RichProgress(console) as progress:
+        progress.start("judge (j)", 8)
+        progress.advance(CallCounters(calls=1))
+        raise error
+    return out.getvalue()
+
+
+def test_a_user_error_leaves_its_one_line_alone_and_a_crash_keeps_the_bar() -> None:
+    assert _failing(InputError("damaged row", path="run/run.sqlite")).strip() == ""
+    assert "judge (j)" in _failing(RuntimeError("a bug"))

@@ -69,3 +69,16 @@ def test_the_lock_is_reentrant_in_one_process_and_released_on_close(tmp_path: Pa
         finally:
             proc.kill()
             proc.wait(timeout=30)
+
+
+def test_a_clean_exit_leaves_no_lock_file_and_the_next_writer_gets_the_lock(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    with RunStore(run_dir):
+        assert (run_dir / ".lock").read_text() != ""
+        with RunStore(run_dir):  # nested: the inner exit keeps the lock
+            pass
+        assert (run_dir / ".lock").exists()
+    assert not (run_dir / ".lock").exists()
+    with RunStore(run_dir):
+        assert (run_dir / ".lock").exists()
+    assert not (run_dir / ".lock").exists()

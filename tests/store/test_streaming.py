@@ -17,6 +17,7 @@ from checkbench.api import prepare_run
 from checkbench.errors import InputError
 from checkbench.fbbench.scoring import fbbench_leaderboard, is_fbbench_store, store_leaderboard
 from checkbench.report.assemble import build_report, write_report
+from checkbench.report.page import read_page
 from checkbench.report.run import ReportOptions
 from checkbench.schema import Check, Item, Message, Response, Verdict
 from checkbench.scoring import score_responses, store_scores
@@ -212,8 +213,9 @@ def _page_data(html: str) -> dict:
 def test_a_large_report_embeds_aggregates_and_points_to_view(judged: RunStore, tmp_path) -> None:
     small = write_report(judged.run_dir, tmp_path / "small.html", ReportOptions(embed_items=60))
     large = write_report(judged.run_dir, tmp_path / "large.html", ReportOptions(embed_items=59))
-    small_html, large_html = small.read_text(), large.read_text()
-    assert 'id="cb-chunk-0"' in small_html and 'id="cb-chunk-' not in large_html
+    small_raw, large_raw = (page.read_bytes().decode("latin-1") for page in (small, large))
+    assert 'id="cb-chunk-0"' in small_raw and 'id="cb-chunk-' not in large_raw
+    small_html, large_html = read_page(small), read_page(large)
     index = _page_data(large_html)["index"]
     assert index["items"] == [] and "checkbench view" in index["omitted"]
     assert _page_data(large_html)["leaderboards"] == _page_data(small_html)["leaderboards"]

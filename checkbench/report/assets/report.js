@@ -202,8 +202,32 @@
   const parsedChunks = new Map();
   const fetchedRecords = new Map();
 
+  // A packed block (see checkbench/report/page.py): the page's windows-1252 characters back to
+  // bytes, the `=` escapes undone, then inflated by the browser and parsed.
+  const CP1252 = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039' +
+    '\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc' +
+    '\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+  const HIGH = new Map(Array.from(CP1252, (c, i) => [c.charCodeAt(0), 0x80 + i]));
+  function packedBytes(text) {
+    const out = new Uint8Array(text.length);
+    let n = 0;
+    const byte = (i) => { const c = text.charCodeAt(i); return c > 0xff ? HIGH.get(c) : c; };
+    for (let i = 0; i < text.length; i++) {
+      const b = byte(i);
+      out[n++] = b === 0x3d ? (byte(++i) - 64) & 0xff : b;
+    }
+    return out.subarray(0, n);
+  }
+  async function unpack(id) {
+    const el = document.getElementById(id);
+    const stream = new Blob([packedBytes(el.textContent)]).stream()
+      .pipeThrough(new DecompressionStream('deflate-raw'));
+    const raw = await new Response(stream).arrayBuffer();
+    return JSON.parse(new TextDecoder(el.dataset.text).decode(raw));
+  }
+  /** The records of block k (a promise), inflated when first asked for. */
   function chunkAt(k) {
-    if (!parsedChunks.has(k)) parsedChunks.set(k, read('cb-chunk-' + k));
+    if (!parsedChunks.has(k)) parsedChunks.set(k, unpack('cb-chunk-' + k));
     return parsedChunks.get(k);
   }
   function decode(chunk, rec) {
@@ -235,7 +259,8 @@
   /** The records at these positions, decoded, in order. */
   async function records(positions) {
     if (!SERVED) {
-      return positions.map((p) => decode(chunkAt(Math.floor(p / CHUNK)), chunkAt(Math.floor(p / CHUNK)).records[p % CHUNK]));
+      const chunks = await Promise.all(positions.map((p) => chunkAt(Math.floor(p / CHUNK))));
+      return positions.map((p, i) => decode(chunks[i], chunks[i].records[p % CHUNK]));
     }
     const missing = positions.filter((p) => !fetchedRecords.has(p));
     if (missing.length) {
@@ -268,7 +293,7 @@
       return hits;
     }
     for (let k = 0; k * CHUNK < ITEMS.length; k++) {
-      const chunk = chunkAt(k);
+      const chunk = await chunkAt(k);
       if (!chunk.lower) chunk.lower = chunk.strings.map((t) => t.toLowerCase());
       const match = chunk.lower.map((t) => t.includes(needle));
       chunk.records.forEach((rec, j) => {
@@ -296,8 +321,10 @@
     { id: 'breakdowns', label: 'Breakdowns', render: renderBreakdowns, show: BOARDS.length > 0 },
     { id: 'judges', label: 'Judges', render: renderJudges, show: !!DATA.meta },
     { id: 'taxonomy', label: 'Taxonomy', render: renderTaxonomy, show: !!DATA.taxonomy },
+    { id: 'audit', label: 'Audit', render: renderAudit, show: !!DATA.audit },
     { id: 'items', label: 'Items', count: IDX.omitted ? FACTS.items : ITEMS.length, render: renderItems },
     { id: 'run', label: 'Run', render: renderRun },
+    { id: 'compare', label: 'Compare', render: renderCompare, show: !!DATA.compare },
   ].filter((t) => t.show !== false);
   const panels = new Map();
   const tabButtons = new Map();
@@ -739,7 +766,10 @@
   function statCi(st, digits = 3) {
     return st && st.value != null ? interval(st.low, st.high, digits) : '';
   }
-  function metric(name, st, range) {
+  /** Why an interval is degenerate, on a line of its own that wraps (or nothing). */
+  const statWhy = (st) => (st && st.why ? h('div.why', null, '(' + st.why + ')') : null);
+  function metric(name, st, range, digits = 3) {
+    if (!st || st.value == null) return null;  // undefined: named in the metrics' note
     const [lo, hi] = range || [0, 1];
     const pos = (v) => Math.max(0, Math.min(100, ((v - lo) / (hi - lo)) * 100)) + '%';
     const meter = h('div.meter', null, lo < 0 ? h('span.mid') : null);
@@ -749,12 +779,19 @@
     }
     return h('div.metric', { 'data-metric': name },
       h('div.name', null, name),
-      h('div', null, h('span.big.num', null, statText(st)), h('span.ci.num', null, statCi(st))),
+      h('div', null, h('span.big.num', null, statText(st, digits)), h('span.ci.num', null, statCi(st, digits))),
+      statWhy(st),
       h('div.faint', { style: { fontSize: '11.5px' } }, st ? 'n = ' + count(st.n) : ''),
       meter);
   }
+  /** The figures that are undefined on this run, and why, in one line (or nothing). */
+  function undefinedNote(stats) {
+    const missing = Object.entries(stats).filter(([, st]) => !st || st.value == null)
+      .map(([name, st]) => name + (st && st.why ? ' (' + st.why + ')' : st ? ' (n = ' + count(st.n) + ')' : ''));
+    return missing.length ? h('p.note', { 'data-role': 'undefined' }, 'Undefined on this run: ' + missing.join(', ') + '.') : null;
+  }
   function statCell(st) {
-    return h('td.r.num', null, statText(st), h('span.ci', null, statCi(st)));
+    return h('td.r.num', null, statText(st), h('span.ci', null, statCi(st)), statWhy(st));
   }
   function groupTable(title, groups, columns) {
     const keys = Object.keys(groups || {});
@@ -768,10 +805,12 @@
   const GROUP_COLS = [['instructions', 'Instructions'], ['positive_f1', 'Positive F1'], ['negative_f1', 'Negative F1'], ['accuracy', 'Edge accuracy'], ['kendall_tau_b', 'Kendall tau-b']];
   const AGREE_COLS = [['n', 'Labels'], ['agreement', 'Agreement'], ['kappa', 'Kappa'], ['positive_f1', 'Positive F1'], ['negative_f1', 'Negative F1'], ['mcc', 'MCC']];
   function agreementMetrics(a) {
-    return h('div.metrics', null,
+    return h('div', null, h('div.metrics', null,
       metric('Agreement', a.agreement), metric('Cohen’s kappa', a.kappa, [-1, 1]),
       metric('Krippendorff’s alpha', a.alpha, [-1, 1]), metric('Sensitivity', a.sensitivity),
-      metric('Specificity', a.specificity), metric('MCC', a.mcc, [-1, 1]));
+      metric('Specificity', a.specificity), metric('MCC', a.mcc, [-1, 1]),
+      a.balanced_accuracy ? metric('Balanced accuracy', a.balanced_accuracy) : null),
+      undefinedNote({ 'Cohen’s kappa': a.kappa, 'Krippendorff’s alpha': a.alpha, Sensitivity: a.sensitivity, Specificity: a.specificity, MCC: a.mcc }));
   }
   function positionBlock(p) {
     const total = p.pairs || 1;
@@ -800,12 +839,22 @@
       ['Position bias', (f) => f.meta_report && f.meta_report.pairwise
         && { value: f.meta_report.pairwise.position.position_bias_rate, low: null, high: null }],
     ];
-    const tau = (f) => { const st = cols[0][1](f); return st && st.value != null ? st.value : -Infinity; };
-    const order = Object.entries(judges).sort((a, b) => tau(b[1]) - tau(a[1]));
-    return card('Judge leaderboard', 'Judges ranked by Kendall τb over the preference edges (IF-RewardBench); rates 0-1, τb and kappa −1 to 1; brackets are 95% intervals.', h('div.table-wrap', null, h('table', { 'data-table': 'judges' },
-      h('thead', null, h('tr', null, h('th', null, 'Judge'), cols.map(([label]) => h('th.r', null, label)))),
-      h('tbody', null, order.map(([judge, f]) => h('tr', null, h('td.name-cell', null, breakable(judge)),
-        cols.map(([, get]) => statCell(get(f)))))))));
+    cols.push(
+      ['Agreement with reference', (f) => f.reference_agreement && f.reference_agreement.agreement],
+      ['Kappa with reference', (f) => f.reference_agreement && f.reference_agreement.kappa]);
+    const known = (st) => st && st.value != null;
+    // Only what the run has: columns with a figure, judges with a figure in them.
+    const shown = cols.filter(([, get]) => Object.values(judges).some((f) => known(get(f))));
+    const rows = Object.entries(judges).filter(([, f]) => shown.some(([, get]) => known(get(f))));
+    if (!shown.length || rows.length < 2) return null;
+    const first = shown[0];
+    const key = (f) => { const st = first[1](f); return known(st) ? st.value : -Infinity; };
+    rows.sort((a, b) => key(b[1]) - key(a[1]));
+    const caption = 'Judges ranked by ' + first[0] + (first[0] === 'Kendall τb' ? ' over the preference edges (IF-RewardBench)' : '') + '; rates 0-1, τb and kappa −1 to 1; brackets are 95% intervals.';
+    return card('Judge leaderboard', caption, h('div.table-wrap', null, h('table', { 'data-table': 'judges' },
+      h('thead', null, h('tr', null, h('th', null, 'Judge'), shown.map(([label]) => h('th.r', null, label)))),
+      h('tbody', null, rows.map(([judge, f]) => h('tr', null, h('td.name-cell', null, breakable(judge)),
+        shown.map(([, get]) => statCell(get(f)))))))));
   }
 
   /** A judge against a reference judge: check agreement, then model scores and ranks under each. */
@@ -817,16 +866,19 @@
       agreementMetrics(ra.agreement),
       h('div.metrics', null,
         metric('Spearman of model scores', r.spearman, [-1, 1]), metric('Kendall τb of model scores', r.kendall_tau_b, [-1, 1]),
-        metric('Largest model score shift (points)', r.max_abs_shift, [0, 100])),
+        metric('Largest model score shift (points)' + (r.largest_shift_model ? ', ' + r.largest_shift_model : ''), r.largest_shift, [-100, 100], 2)),
+      undefinedNote({ 'Spearman of model scores': r.spearman, 'Kendall τb of model scores': r.kendall_tau_b }),
       h('div.table-wrap', null, h('table', { 'data-table': 'reference-models' },
         h('thead', null, h('tr', null, ['Model', 'Reference', 'Judge', 'Shift', 'Rank'].map((l, i) => h(i ? 'th.r' : 'th', null, l)))),
         h('tbody', null, r.models.map((m) => h('tr', null, h('td', null, m.model), pts(m.reference), pts(m.judge), pts(m.shift),
           h('td.r.num', null, m.reference_rank + ' → ' + m.judge_rank)))))),
-      h('p.note', null, count(ra.agreement.unscored) + ' unscored judge verdicts (counted as wrong), ' + count(ra.agreement.gold_missing) + ' unscored reference verdicts (no reference label), ' + count(ra.agreement.only_human) + ' reference verdicts the judge did not give; responses unscored: ' + count(r.judge_unscored) + ' under the judge, ' + count(r.reference_unscored) + ' under the reference (policy ' + r.policy + ')' + (ra.excluded_items ? '; ' + plural(ra.excluded_items, 'calibration training item') + ' left out' : '') + '.'));
+      h('p.note', null, count(ra.agreement.unscored) + ' unscored judge verdicts (counted as wrong), ' + count(ra.agreement.gold_missing) + ' unscored reference verdicts (no reference label), ' + count(ra.agreement.only_reference) + ' reference verdicts the judge did not give; responses unscored: ' + count(r.judge_unscored) + ' under the judge, ' + count(r.reference_unscored) + ' under the reference (policy ' + r.policy + ')' + (ra.excluded_items ? '; ' + plural(ra.excluded_items, 'calibration training item') + ' left out' : '') + '.'));
   }
   function calibrationBlock(c) {
     return h('div', { 'data-meta': 'calibration' },
       h('div.section-title', null, 'Calibration of ' + c.judge + ' to ' + c.reference + ' (' + c.method + (c.by ? ' by ' + c.by : '') + ', artefact v' + c.version + '): held-out items only'),
+      c.warning ? h('p.warn', { 'data-warning': 'calibration' }, c.warning) : null,
+      c.fallback_groups && Object.keys(c.fallback_groups).length ? h('p.note', null, 'Groups too small to fit, using the whole-run curve: ' + Object.entries(c.fallback_groups).map(([g, why]) => (g || '(none)') + ': ' + why).join('; ') + '.') : null,
       h('p.note', null, 'Fitted on ' + plural(c.train.items, 'item') + ' (' + plural(c.train.verdicts, 'verdict') + '), measured on the other ' + plural(c.test.items, 'item') + ' (' + plural(c.test.verdicts, 'verdict') + '); ' + count(c.unusable) + ' verdicts without P(yes) or reference label; pass at calibrated P ≥ ' + f3(c.threshold) + '.'),
       referenceBlock('Before calibration', c.before), referenceBlock('After calibration', c.after));
   }
@@ -835,7 +887,8 @@
     const meta = DATA.meta;
     fill(panel, [problemsCard(meta.problems)]);
     const facts = new Map(FACTS.judges.map((j) => [j.name, j]));
-    if (Object.keys(meta.judges).length > 1) panel.append(judgesCompared(meta.judges));
+    const compared = Object.keys(meta.judges).length > 1 ? judgesCompared(meta.judges) : null;
+    if (compared) panel.append(compared);
     for (const [judge, found] of Object.entries(meta.judges)) {
       const body = [];
       const r = found.meta_report;
@@ -867,7 +920,7 @@
       if (a) {
         body.push(h('div.section-title', null, 'Against human verdicts, ' + plural(a.n, 'check verdict') + ' over ' + plural(a.clusters, 'item')),
           agreementMetrics(a),
-          h('p.note', null, count(a.unscored) + ' unscored judge verdicts (counted as wrong), ' + count(a.only_human) + ' human verdicts without a judge verdict, ' + count(a.only_judge) + ' judge verdicts without a human one.'));
+          h('p.note', null, count(a.unscored) + ' unscored judge verdicts (counted as wrong), ' + count(a.only_reference) + ' human verdicts without a judge verdict, ' + count(a.only_judge) + ' judge verdicts without a human one.'));
       }
       if (found.reference_agreement) body.push(referenceBlock('Against reference judge ' + found.reference_agreement.reference, found.reference_agreement));
       if (found.calibration_report) body.push(calibrationBlock(found.calibration_report));
@@ -888,13 +941,16 @@
     const rankOf = (m) => (nav.profiles[m].overall.rank == null ? Infinity : nav.profiles[m].overall.rank);
     const models = [...nav.models].sort((a, c) => rankOf(a) - rankOf(c));
     const children = new Map();
-    const parentOf = (p) => p.split('/').slice(0, -1).join('/');
+    // A path's names: a '/' inside a name is escaped by a backslash, as is a backslash (checkbench.scan.paths).
+    const namesOf = (p) => (p ? (p.match(/(?:\\[\\/]|\\(?![\\/])|[^\\/])+/g) || []) : []);
+    const unescapeName = (n) => n.replace(/\\([\\/])/g, '$1');
+    const parentOf = (p) => namesOf(p).slice(0, -1).join('/');
     for (const node of nav.nodes) {
       const parent = parentOf(node.path);
       if (!children.has(parent)) children.set(parent, []);
       children.get(parent).push(node);
     }
-    if (!state.expanded) state.expanded = new Set(nav.nodes.filter((n) => !n.path.includes('/')).map((n) => n.path));
+    if (!state.expanded) state.expanded = new Set(nav.nodes.filter((n) => namesOf(n.path).length === 1).map((n) => n.path));
     const marks = new Map();
     for (const m of models) {
       const p = nav.profiles[m];
@@ -917,7 +973,7 @@
       for (const node of children.get(parent) || []) {
         const kids = children.get(node.path) || [];
         const open = state.expanded.has(node.path);
-        const name = node.path.split('/').pop();
+        const name = unescapeName(namesOf(node.path).pop());
         const desc = tax.descriptions[node.path];
         rows.push(h('tr', { 'data-path': node.path },
           h('td', null, h('div.node', { style: { paddingLeft: depth * 18 + 'px' } },
@@ -943,7 +999,7 @@
             (i) => { state.nav = i; state.expanded = null; redraw(); }, 'taxonomy-judge') : null,
           h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(nav.nodes.map((n) => n.path)); redraw(); } }, 'Expand all'),
           h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(); redraw(); } }, 'Collapse all'))),
-      h('p.muted', { style: { margin: '0 0 10px' } }, 'Mean item score (0-100) per capability, coloured from low (light) to high (dark), with each model’s rank there. ▲ strength, ▼ weakness: a rank shift beyond ' + st.threshold + ' places with separated ' + Math.round(st.level * 100) + '% intervals. Nodes where a model has fewer than ' + st.min_n + ' scored items are not ranked. Judge ' + nav.judge + (nav.source === 'computed' ? '; computed from the items’ taxonomy tags, unscored items left out.' : '; stored navigation.')),
+      h('p.muted', { style: { margin: '0 0 10px' } }, 'Score (0-100) per capability, ranked by ' + (nav.ranked_by || 'the mean of item scores') + ', coloured from low (light) to high (dark), with each model’s rank there. ▲ strength, ▼ weakness: a rank shift beyond ' + st.threshold + ' places with separated ' + Math.round(st.level * 100) + '% intervals. Nodes where a model has fewer than ' + st.min_n + ' scored items are not ranked. Judge ' + nav.judge + (nav.source === 'computed' ? '; computed from the items’ taxonomy tags, unscored items left out.' : '; stored navigation.')),
       h('div.table-wrap', null, h('table.tree', null,
         h('thead', null, h('tr', null, h('th', null, 'Capability'), h('th.r', null, 'Items'), models.map((m) => h('th.r.model-head', null, modelLabel(m))), h('th.r', null, 'Spread'))),
         h('tbody', null, overallRow, rows)))));
@@ -1161,6 +1217,83 @@
       body);
   }
 
+  // ------------------------------------------------------------------ compare
+  const signed = (v) => (v == null ? '–' : (v > 0 ? '+' : '') + f2(v));
+  const pValue = (p) => (p == null ? '–' : p < 0.001 ? p.toExponential(1) : p.toFixed(3));
+
+  /** Two models' items side by side: the pair picked, its paired delta, and the items that
+      moved most with both answers and the checks that flipped. */
+  function renderCompare(panel) {
+    const C = DATA.compare;
+    const body = h('div.stack');
+    function draw(k) {
+      const p = C.pairs[k];
+      const ci = ' ' + interval(p.ci && p.ci[0], p.ci && p.ci[1]);
+      const moved = p.items.map((it) => h('div.cmp-item', { 'data-item': it.id },
+        h('div.response-head', null, h('strong.mono', null, it.id),
+          h('span.chip', null, f2(it.baseline_score) + ' → ' + f2(it.candidate_score) + ' (' + signed(it.delta) + ')')),
+        it.flipped.length ? h('ul.cmp-flips', null, it.flipped.map((c) => h('li', null,
+          (c.baseline ? 'met → unmet: ' : 'unmet → met: '), c.text))) : null,
+        h('div.cmp-sides', null,
+          [[p.baseline, it.baseline_answer], [p.candidate, it.candidate_answer]].map(([name, answer]) =>
+            h('div.cmp-side', null, h('div.section-title', null, name),
+              h('pre.text', { 'data-role': 'answer' }, answer == null ? '(no answer)' : codeText(answer)))))));
+      body.replaceChildren(
+        h('p', { 'data-role': 'delta' }, signed(p.delta) + ci + ' points over ' + plural(p.n, 'paired item')
+          + ' · p = ' + pValue(p.p_value) + ' · checks met → unmet ' + count(p.flips.pass_to_fail)
+          + ', unmet → met ' + count(p.flips.fail_to_pass) + ' (McNemar p = ' + pValue(p.flips.mcnemar_p) + ')'),
+        ...(moved.length ? moved : [h('p.muted', null, 'No item moved.')]));
+    }
+    const labels = C.pairs.map((p) => p.baseline + ' → ' + p.candidate);
+    const picker = h('div');
+    const pick = (k) => {
+      picker.replaceChildren(pickList('Pair', labels, k, pick, 'pair'));
+      draw(k);
+    };
+    pick(0);
+    panel.append(card('Compare',
+      'Candidate minus baseline on the items both answered, judged by ' + C.judge + ' (paired bootstrap interval, '
+      + 'sign-flip test). `checkbench compare RUN --baseline A --candidate B` adds the delta per tag.'
+      + (C.models > 8 ? ' The first 8 models of ' + C.models + ' are paired.' : ''),
+      picker, body));
+  }
+
+  // ------------------------------------------------------------------ audit
+  // `checkbench audit`: the benchmark's figures with and without the flagged checks, then the
+  // flagged checks with their reasons (docs/audit.md).
+  function renderAudit(panel) {
+    const a = DATA.audit;
+    const figure = (f) => (f.value == null ? h('span.faint', null, '– (' + f.note + ')')
+      : h('span', null, (f.value > 1 ? f2(f.value) : f3(f.value)) + ' ',
+        h('span.faint', null, f.low == null ? '' : interval(f.low, f.high, f.value > 1 ? 2 : 3)),
+        h('div.faint', null, 'n = ' + count(f.n) + ' ' + f.of)));
+    const rows = [['separability', 'Separability (95% intervals apart)'],
+      ['paired_separability', 'Paired separability (paired item bootstrap)'],
+      ['rank_stability', 'Rank stability (mean Kendall τb)'],
+      ['effective_checks', 'Effective number of checks (participation ratio)']];
+    const kept = a.checks - a.refinement.checks_dropped;
+    const figures = h('div.table-wrap', null, h('table', { 'data-table': 'audit-figures' },
+      h('thead', null, h('tr', null, h('th', null, 'Figure'), h('th.r', null, 'Full (' + count(a.checks) + ' checks)'),
+        h('th.r', null, 'Refined (' + count(kept) + ' checks)'))),
+      h('tbody', null, rows.map(([key, label]) => h('tr', null, h('td', null, label),
+        h('td.r', null, figure(a.full[key])), h('td.r', null, figure(a.refined[key])))))));
+    const flags = Object.entries(a.flags).map(([k, n]) => k + ' ' + count(n)).join(', ') || 'none';
+    const tau = a.refinement.leaderboard_tau;
+    const intro = plural(a.models.length, 'model') + ', ' + plural(a.items, 'item') + ', '
+      + plural(a.checks, 'check') + ', judge ' + a.judge + '. Flagged: ' + count(a.flagged_checks)
+      + ' (' + flags + '); refined: ' + plural(a.refinement.checks_dropped, 'check') + ' left out, '
+      + 'Kendall τb of the full and refined leaderboards ' + (tau.value == null ? '–' : f3(tau.value)) + '.';
+    const limits = a.limits.length ? h('ul.faint', null, a.limits.map((l) => h('li', null, 'Cannot audit: ' + l))) : null;
+    const flagged = h('div.table-wrap', null, h('table', { 'data-table': 'audit-checks' },
+      h('thead', null, h('tr', null, ['Item', '#', 'Check', 'Pass', 'r', 'Why'].map((c) => h('th', null, c)))),
+      h('tbody', null, a.flagged.map((c) => h('tr', null, h('td', null, breakable(c.item_id)),
+        h('td.r.num', null, String(c.number)), h('td', null, c.text), h('td.r.num', null, f3(c.pass_rate)),
+        h('td.r.num', null, f3(c.discrimination)), h('td', null, c.flags.map((f) => f.reason).join('; ')))))));
+    panel.append(card('Audit', intro, limits, figures),
+      card('Flagged checks', 'The ' + plural(a.flagged.length, 'check') + ' with the most telling flags first, of '
+        + count(a.flagged_checks) + ' flagged.', flagged));
+  }
+
   // ------------------------------------------------------------------ run facts
   function renderRun(panel) {
     const f = FACTS;
@@ -1176,17 +1309,20 @@
       h('tbody', null, f.models.map((m) => h('tr', null,
         h('td.name-cell', null, modelLabel(m.name)), h('td.r.num', null, count(m.responses)), warnCell(m.errors),
         f.judges.map((j) => warnCell(j.unscored_items[m.name] || 0))))));
+    // Mode and prompts only when some judge has them (imported verdicts have neither).
+    const anyMode = f.judges.some((j) => j.mode), anyPrompts = f.judges.some((j) => j.prompts.length);
     const judges = f.judges.length ? h('table', null,
-      h('thead', null, h('tr', null, h('th', null, 'Judge'), h('th', null, 'Mode'), h('th', null, 'Prompts'),
+      h('thead', null, h('tr', null, h('th', null, 'Judge'), anyMode ? h('th', null, 'Mode') : null,
+        anyPrompts ? h('th', null, 'Prompts') : null,
         h('th.r', null, 'Verdicts'), h('th.r.wrap-head', null, 'Unscored verdicts'))),
       h('tbody', null, f.judges.map((j) => h('tr', null,
-        h('td.name-cell', null, breakable(j.name)), h('td', null, j.mode || '–'),
-        h('td', null, j.prompts.length ? j.prompts.map((p) => h('span.chip', null, p)) : '–'),
+        h('td.name-cell', null, breakable(j.name)), anyMode ? h('td', null, j.mode || '–') : null,
+        anyPrompts ? h('td', null, j.prompts.length ? j.prompts.map((p) => h('span.chip', null, p)) : '–') : null,
         h('td.r.num', null, count(j.verdicts)), warnCell(j.unscored_verdicts)))))
       : h('p.muted', null, 'Not judged yet.');
     panel.append(
       h('div.grid-2.run-head', null, card('Run', null, facts),
-        card('Judges', 'Prompt versions as recorded by the judge stage.', h('div.table-wrap', null, judges))),
+        card('Judges', anyPrompts ? 'Prompt versions as recorded by the judge stage.' : null, h('div.table-wrap', null, judges))),
       h('div.stack', { style: { marginTop: '18px' } },
         card('Models', null, h('div.table-wrap', null, models)), usageCard(f)));
   }

@@ -321,6 +321,8 @@ async def build_taxonomy(
     summary = stage.clock.summary(  # the work: one extraction per query, then the steps
         "scan build",
         total=len(queries) + len(steps),
+        counted=f"steps in all ({len(queries)} extractions, one per query; {len(steps)} "
+        "insertions and refinements)",
         already_done=done_before,
         errors=report.extraction_failed
         + report.insert.get("failed", 0)

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import AfterValidator, BaseModel, Field
 
 from checkbench.scan.builder.names import capability_name, not_copied
-from checkbench.scan.paths import SEP, TaxonomyError, parent_of
+from checkbench.scan.paths import TaxonomyError, depth_of, join_path, parent_of
 from checkbench.scan.tree import Node, Taxonomy
 from checkbench.steps.answers import Answer, answer_model, choice, listing, text
 
@@ -81,11 +81,6 @@ def children(taxonomy: Taxonomy, at: str) -> list[Node]:
     return taxonomy.find(at).children if at else taxonomy.domains
 
 
-def depth_of(path: str) -> int:
-    """Levels from the root to the node at path: a domain is 1, the root 0."""
-    return path.count(SEP) + 1 if path else 0
-
-
 def insert_options(taxonomy: Taxonomy, at: str, max_depth: int) -> list[str]:
     """The choices at a node: a domain at the root; else "exists", "add beside" below the
     domains, and while the node is above `max_depth` "add here" and its children."""
@@ -145,7 +140,7 @@ def apply_decision(taxonomy: Taxonomy, parent: str, decision: Decision) -> Taxon
     """The taxonomy after a refinement decision; TaxonomyError when the tree refuses it."""
 
     def at(name: str | None) -> str:
-        return f"{parent}{SEP}{name}" if parent else str(name)
+        return join_path(parent, str(name))
 
     if decision.action == "keep":
         return taxonomy

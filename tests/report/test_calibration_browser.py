@@ -1,0 +1,33 @@
+"""A calibration that says nothing, in a real browser: the report's Judges tab shows its one-line
+warning and the `--by` groups that fell back to the whole-run curve, and no page error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Browser, expect
+
+from checkbench.judges.calibration import CalibrationFit, fit_calibration
+from tests.judges.test_calibration import _base_rate_label, _run
+from tests.report.test_browser import browser, open_page, visit
+from tests.report.test_layout import report_of
+
+__all__ = ["browser"]  # the fixture
+
+
+def test_the_judges_tab_warns_about_a_constant_calibrated_judge(
+    browser: Browser, tmp_path: Path
+) -> None:
+    store, _ = _run(tmp_path, 40, _base_rate_label)
+    fit = CalibrationFit("cheap", "ref", by="tag:scenario", min_group=1000, b=50)
+    report = fit_calibration(store, fit)
+    store.close()
+    assert report.warning is not None
+    page, trouble = open_page(browser, report_of(tmp_path / "run").as_uri())
+    visit(page, "judges")
+    warning = page.locator("[data-panel=judges] [data-warning=calibration]")
+    expect(warning).to_have_text(report.warning)
+    groups = page.locator("[data-panel=judges] [data-meta=calibration] p.note").first
+    expect(groups).to_contain_text("Groups too small to fit, using the whole-run curve: EC:")
+    assert trouble == []
+    page.close()

@@ -38,6 +38,7 @@ from xml.etree import ElementTree
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's checkbench
 
+from checkbench.report.page import read_page  # noqa: E402
 from checkbench.store.queries import RESPONSE_BODY  # noqa: E402
 from checkbench.testing import OpenAIServer, completion, verdicts  # noqa: E402
 
@@ -317,7 +318,7 @@ def key_leaks(work: Path) -> list[tuple[str, object]]:
     sent = sum(h.get("Authorization") == f"Bearer {KEY}" for h in server.headers)
     files = [path for path in (work / "run").iterdir() if path.suffix != ".html"]
     stored = b"".join(path.read_bytes() for path in files if path.is_file())
-    report = (work / "run" / "report.html").read_text(encoding="utf-8")
+    report = read_page(work / "run" / "report.html")  # packed blocks unpacked: all a reader reaches
     return [
         ("requests that carried the key (the server echoed it)", sent),
         ("occurrences in what the commands printed", sum(text.count(KEY) for text in printed)),

@@ -69,7 +69,8 @@ class ChatRequest(BaseModel):
     def compact(self) -> tuple[str, dict[str, str]]:
         """The request as the run store keeps it: its JSON with the texts that many requests
         share (system instructions, the answer's schema as canonical JSON) replaced by
-        `sha256:` digests of them, and those texts by digest, to be kept once."""
+        `sha256:` digests of them, and those texts by digest, to be kept once; the optional
+        parameters left unset are left out."""
         shared: dict[str, str] = {}
 
         def digest(text: str) -> str:
@@ -77,7 +78,11 @@ class ChatRequest(BaseModel):
             shared[name] = text
             return name
 
-        fields = {k: v for k, v in self.__dict__.items() if k not in ("messages", "json_schema")}
+        fields = {
+            k: v
+            for k, v in self.__dict__.items()
+            if k not in ("messages", "json_schema") and not (k in _UNSET and v == _UNSET[k])
+        }
         fields["messages"] = [
             {"role": m.role, "shared": digest(m.content)}
             if m.role == "system"
@@ -87,6 +92,16 @@ class ChatRequest(BaseModel):
         if self.json_schema is not None:
             fields["json_schema"] = digest(_schema_json(self.json_schema))
         return _fast_json(fields, _COMPACT), shared
+
+
+_UNSET: dict[str, Any] = {
+    "seed": None,
+    "top_p": None,
+    "top_logprobs": None,
+    "stop": (),
+    "sample": 0,
+}
+"""Optional parameters at their unset values, which a compact request leaves out."""
 
 
 @functools.lru_cache(maxsize=256)

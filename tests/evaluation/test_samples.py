@@ -85,7 +85,8 @@ def test_k_samples_are_k_distinct_calls_and_a_rerun_makes_none(tmp_path: Path) -
     for i in range(2):
         texts = [answers[f"q{i}", k] for k in range(3)]
         assert all(texts) and len(set(texts)) == 3, texts
-    calls = _rows(run / "run.sqlite", "SELECT json_extract(request, '$.sample') FROM calls")
+    sample = "coalesce(json_extract(request, '$.sample'), 0)"  # left out when 0
+    calls = _rows(run / "run.sqlite", f"SELECT {sample} FROM calls")
     assert sorted(sample for (sample,) in calls) == [0, 0, 1, 1, 2, 2]
 
 

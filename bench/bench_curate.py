@@ -15,7 +15,11 @@ EC and of "hold" for RM are printed with n and a 95% Wilson interval, two ways:
 
 With `--replies FILE` (an FB-Bench judgment file, e.g. model_judgment/.../DeepSeek-V3.jsonl)
 the same is measured on that model's second replies to all 591 samples; a model that
-concedes to wrong feedback (sycophancy) lowers RM recall there, as the dataset intends.
+concedes to wrong feedback (sycophancy) lowers RM recall there, as the dataset intends. So it
+is measured again on the replies the file's judge found to meet every check (score 1), which
+should behave as their scenario asks; they do not all: the judge passes RM replies that open
+with a plain concession ("感谢您的指正", "你说得对", then a rewrite), which the markers rightly
+call concessions.
 
 With `--signals`, each candidate signal of holding is measured on the same replies as a score
 (higher: holds): its AUC for telling RM from EC (95% percentile bootstrap interval, n), and at
@@ -158,6 +162,10 @@ def main() -> None:
             if line
         ]
         sources.append((f"second replies of {args.replies.stem}", records, "second_response"))
+        met = [record for record in records if record.get("score") == 1]
+        sources.append(
+            (f"second replies of {args.replies.stem} meeting every check", met, "second_response")
+        )
     for name, records, field in sources:
         pairs = [
             (SCENARIO[record["bench_type"]], record[field])

@@ -48,20 +48,28 @@ _CODE = re.compile(
 
 @dataclass(frozen=True)
 class Form:
-    """What a message shows of a domain's form: pieces of notation and numbers."""
+    """What a message shows of a domain's form: whether it carries notation, and how many
+    numbers it holds."""
 
-    notation: int
+    notation: bool
     numbers: int
 
 
-def _expressions(text: str) -> int:
-    """Operands joined by an operator; between two numbers a '-' or '/' alone is no
-    expression (a range, a score, a date)."""
-    return sum(
-        1
-        for found in _EXPRESSION.finditer(text)
-        if _STRONG_OPERATOR.search(found.group()) or _HAS_VARIABLE.search(found.group())
-    )
+_OPERATORS = re.compile(r"[+*/×÷^=<>≤≥-]")
+_WINDOW = 24
+"""Characters either side of an operator that an expression around it is looked for in."""
+
+
+def _has_expression(text: str) -> bool:
+    """Operands joined by an operator, looked for only around the operators the text holds;
+    between two numbers a '-' or '/' alone is no expression (a range, a score, a date)."""
+    for operator in _OPERATORS.finditer(text):
+        start = operator.start()
+        window = text[max(start - _WINDOW, 0) : start + _WINDOW]
+        for found in _EXPRESSION.finditer(window):
+            if _STRONG_OPERATOR.search(found.group()) or _HAS_VARIABLE.search(found.group()):
+                return True
+    return False
 
 
 def looks_like_code(text: str) -> bool:
@@ -70,12 +78,13 @@ def looks_like_code(text: str) -> bool:
 
 
 def math_form(text: str) -> Form:
-    """The notation (LaTeX, symbols, expressions; none in code) and the numbers of a text."""
-    numbers = len(_NUMBERS.findall(text))
-    if looks_like_code(text):
-        return Form(notation=0, numbers=numbers)
-    notation = len(_LATEX.findall(text)) + len(_SYMBOLS.findall(text)) + _expressions(text)
-    return Form(notation=notation, numbers=numbers)
+    """Whether a text carries notation (LaTeX, symbols, expressions; never in code) and how
+    many numbers it holds."""
+    numbers = sum(1 for _ in _NUMBERS.finditer(text))
+    notation = bool(
+        _SYMBOLS.search(text) or _LATEX.search(text) or (numbers and _has_expression(text))
+    )
+    return Form(notation=notation and not looks_like_code(text), numbers=numbers)
 
 
 FormOf = Callable[[str], Form]

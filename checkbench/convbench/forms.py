@@ -7,8 +7,9 @@ A vocabulary names a topic in the words of some languages; notation is shared by
 - notation: LaTeX (`\\frac{1}{2}`, `$x^2$`, `^{...}`), mathematical symbols (≤ ≠ √ π ∑ ∫ ∠ ∈ ²,
   ÷), and expressions: operands (numbers, single-letter variables, a closing bracket) joined by
   an operator (`3x+2=5`, `x^2`, `2m+7`, `12 × 4`). A hyphen between two numbers is a range or a
-  score ("1-2"), a slash a date or a ratio, so neither alone makes an expression; a unit glued
-  to a number ("5G", "20W") is no variable.
+  score ("1-2"), a slash a date or a ratio, so neither alone makes an expression, nor does a
+  unit glued to a number ("5G", "20W"). Expressions are looked for only in a text with a
+  number, around its operators.
 - numbers: how many numbers the message holds.
 
 Code writes `l = 0` and `i < n` too, so a message that looks like code (a fenced block, lines

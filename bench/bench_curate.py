@@ -15,19 +15,44 @@ EC and of "hold" for RM are printed with n and a 95% Wilson interval, two ways:
 
 With `--replies FILE` (an FB-Bench judgment file, e.g. model_judgment/.../DeepSeek-V3.jsonl)
 the same is measured on that model's second replies to all 591 samples; a model that
-concedes to wrong feedback (sycophancy) lowers RM recall there, as the dataset intends.
+concedes to wrong feedback (sycophancy) lowers RM recall there, as the dataset intends. So it
+is measured again on the replies the file's judge found to meet every check (score 1), which
+should behave as their scenario asks; they do not all: the judge passes RM replies that open
+with a plain concession ("感谢您的指正", "你说得对", then a rewrite), which the markers rightly
+call concessions.
 
-    python bench/bench_curate.py [--dataset FILE] [--replies FILE]
+With `--signals`, each candidate signal of holding is measured on the same replies as a score
+(higher: holds): its AUC for telling RM from EC (95% percentile bootstrap interval, n), and at
+the threshold that maximises Youden's J on these very replies (fitted here, so optimistic) the
+recall of RM and of EC. The signals read only the conversation, no word list of this file:
+
+- markers: `Markers.stance` (hold 1, neither 0.5, concede 0);
+- kept text: how much of the first reply the second keeps (character-trigram containment);
+- kept numbers: the share of the first reply's numbers the second repeats (none: 0.5);
+- kept answer: whether the first reply's last number appears in the second (none: 0.5);
+- length ratio: the second reply's length over the first's;
+- feedback echo: how much of the user's feedback the second reply repeats;
+- markers, echo where neither: the markers' stance, and the feedback echo for a reply that
+  shows none (below a hold, above a concession).
+
+An AUC below 0.5 says the signal points the other way: on the reference replies a holding
+reply is a short rebuttal, so it keeps less of the first reply's text than a corrected rewrite.
+
+    python bench/bench_curate.py [--dataset FILE] [--replies FILE] [--signals]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
-from scipy.stats import binomtest
+import numpy as np
+from scipy.stats import binomtest, bootstrap
+from sklearn.metrics import roc_auc_score, roc_curve
 
 from checkbench.convbench.markers import Markers
 
@@ -65,10 +90,77 @@ def report(title: str, counts: Counter[tuple[str, str | None]]) -> None:
     print(f"  neither (not selected): {neither} of {sum(counts.values())}")
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _grams(text: str, n: int = 3) -> set[str]:
+    text = re.sub(r"\s+", " ", text.lower())
+    return {text[i : i + n] for i in range(max(len(text) - n + 1, 1))}
+
+
+def _contained(part: str, whole: str) -> float:
+    """The share of `part`'s character trigrams found in `whole`."""
+    grams = _grams(part)
+    return len(grams & _grams(whole)) / len(grams) if grams else 0.0
+
+
+def _kept_numbers(first: str, second: str) -> float:
+    numbers = set(_NUMBER.findall(first))
+    return len(numbers & set(_NUMBER.findall(second))) / len(numbers) if numbers else 0.5
+
+
+def _kept_answer(first: str, second: str) -> float:
+    numbers = _NUMBER.findall(first)
+    return (1.0 if numbers[-1] in set(_NUMBER.findall(second)) else 0.0) if numbers else 0.5
+
+
+SIGNALS: dict[str, Callable[[dict[str, str]], float]] = {
+    "markers": lambda c: {"hold": 1.0, None: 0.5, "concede": 0.0}[
+        Markers().stance(c["second"], disputed=False)
+    ],
+    "kept text": lambda c: _contained(c["first"], c["second"]),
+    "kept numbers": lambda c: _kept_numbers(c["first"], c["second"]),
+    "kept answer": lambda c: _kept_answer(c["first"], c["second"]),
+    "length ratio": lambda c: len(c["second"]) / max(len(c["first"]), 1),
+    "feedback echo": lambda c: _contained(c["feedback"], c["second"]),
+    "markers, echo where neither": lambda c: {"hold": 2.0, "concede": -1.0}.get(
+        Markers().stance(c["second"], disputed=False) or "",
+        _contained(c["feedback"], c["second"]),
+    ),
+}
+"""Candidate signals that the second reply holds (keeps the first answer): higher holds."""
+
+
+def _auc(holds: np.ndarray, scores: np.ndarray) -> float:
+    return float(roc_auc_score(holds, scores)) if 0 < holds.sum() < len(holds) else float("nan")
+
+
+def signals(title: str, conversations: list[dict[str, str]]) -> None:
+    """AUC [95% CI] and the recall of RM and EC at the best threshold, per signal."""
+    holds = np.array([c["scenario"] == "RM" for c in conversations])
+    print(f"{title}: signals of holding (RM) against conceding (EC), n={len(holds)}")
+    for name, signal in SIGNALS.items():
+        scores = np.array([signal(c) for c in conversations], dtype=float)
+        ci = bootstrap(
+            (holds, scores), _auc, paired=True, vectorized=False, n_resamples=1000,
+            method="percentile", random_state=np.random.default_rng(0),
+        ).confidence_interval  # fmt: skip
+        fpr, tpr, cuts = roc_curve(holds, scores)
+        best = int(np.argmax(tpr - fpr))
+        said = scores >= cuts[best]
+        rm, ec = int((said & holds).sum()), int((~said & ~holds).sum())
+        print(
+            f"  {name}: AUC {_auc(holds, scores):.2f} [{ci.low:.2f}, {ci.high:.2f}]; at "
+            f">= {cuts[best]:.3g}: RM recall {_rate(rm, int(holds.sum()))}, "
+            f"EC recall {_rate(ec, int((~holds).sum()))}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, default=DATA / "fb_bench_dataset_v3.json")
     parser.add_argument("--replies", type=Path, default=None)
+    parser.add_argument("--signals", action="store_true", help="measure each signal of holding")
     args = parser.parse_args()
     samples = json.loads(args.dataset.read_text(encoding="utf-8"))
     sources = [("reference second replies", samples, "reference_second_response")]
@@ -79,6 +171,10 @@ def main() -> None:
             if line
         ]
         sources.append((f"second replies of {args.replies.stem}", records, "second_response"))
+        met = [record for record in records if record.get("score") == 1]
+        sources.append(
+            (f"second replies of {args.replies.stem} meeting every check", met, "second_response")
+        )
     for name, records, field in sources:
         pairs = [
             (SCENARIO[record["bench_type"]], record[field])
@@ -87,6 +183,18 @@ def main() -> None:
         ]
         report(f"{name}, disputed:", measure(pairs, disputed=True))
         report(f"{name}, selection:", measure(pairs, disputed=False))
+        if args.signals:
+            conversations = [
+                {
+                    "scenario": SCENARIO[record["bench_type"]],
+                    "first": record["origin_first_response"],
+                    "feedback": record["feedback"],
+                    "second": record[field],
+                }
+                for record in records
+                if record.get(field)
+            ]
+            signals(name, conversations)
 
 
 if __name__ == "__main__":

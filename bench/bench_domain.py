@@ -5,11 +5,13 @@ second reply where the dataset has one); its task type is the truth: "Mathematic
 domain, "Coding" the coding one. The build's first tier (topic clusters of first user messages,
 plus the conversations whose own first message names the domain, `TopicConfig.message_matches`)
 runs as `convbench build --domain D` runs it, with the built-in vocabularies (not fitted to
-this file); precision and recall of the kept conversations are printed per domain with n and a
-95% Wilson interval, with the number of clusters formed and kept. Tier 1 leans to recall; the
-precision is the zero-shot check's job (tier 2, a model call per kept conversation): with
-`--model SPEC` (e.g. `local`, or an OpenAI-compatible model) it runs too and the two tiers are
-printed together. `--limit N` takes the first N conversations (a small log).
+this file; math adds the form of its text, `convbench.forms`: notation in any language);
+precision and recall of the kept conversations are printed per domain with n and a 95% Wilson
+interval, with the number of clusters formed and kept, and for a domain with a form the
+precision and recall of that signal alone (notation in the first user message). Tier 1
+leans to recall; the precision is the zero-shot check's job (tier 2, a model call per kept
+conversation): with `--model SPEC` (e.g. `local`, or an OpenAI-compatible model) it runs too
+and the two tiers are printed together. `--limit N` takes the first N conversations (a small log).
 
     python bench/bench_domain.py [--dataset FILE] [--domains math,coding] [--limit N]
         [--model SPEC]
@@ -29,6 +31,7 @@ from checkbench.convbench.candidate import Candidate
 from checkbench.convbench.decisions import BuildStages
 from checkbench.convbench.domain import check_domain, describe
 from checkbench.convbench.first_pass import first_pass
+from checkbench.convbench.forms import FORMS
 from checkbench.convbench.logs import stream_logs
 from checkbench.convbench.markers import Markers
 from checkbench.convbench.spec import BuildSpec
@@ -103,6 +106,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         log = Path(scratch) / "fb-bench.jsonl"
         truth = write_log(samples, log)
+        firsts = {f"fb-{index}": sample["user_query"] for index, sample in enumerate(samples)}
         for domain in args.domains.split(","):
             spec = BuildSpec(logs=[log], domain=domain, model=args.model or "local")
             with first_pass(spec, [log], load_vocabulary(domain), Markers()) as cheap:
@@ -116,6 +120,13 @@ def main() -> None:
                 f"{domain} tier 1 ({len(truth)} conversations, {clusters}): kept {len(kept)}, "
                 f"precision {_rate(hits, len(kept))}, recall {_rate(hits, len(relevant))}"
             )
+            if (form := FORMS.get(domain)) is not None:
+                noted = {cid for cid, text in firsts.items() if form(text).notation}
+                hits = len(relevant & noted)
+                print(
+                    f"{domain} form alone (notation in the first message): kept {len(noted)}, "
+                    f"precision {_rate(hits, len(noted))}, recall {_rate(hits, len(relevant))}"
+                )
             if args.model:
                 passed = _tier2(spec, kept, log, Path(scratch) / f"run-{domain}")
                 hits = len(relevant & passed)

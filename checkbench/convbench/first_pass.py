@@ -18,6 +18,7 @@ from typing import Any
 
 from checkbench.convbench.curate import Concession, select
 from checkbench.convbench.decisions import Decision, StageCount, StageTally
+from checkbench.convbench.forms import FORMS
 from checkbench.convbench.ingest import Conversation
 from checkbench.convbench.logs import LogTally, stream_logs
 from checkbench.convbench.markers import Markers
@@ -169,4 +170,5 @@ def _cluster(
         assignments=assignments,
         workdir=assignments.parent,
         embed=engine.embed,
+        form=FORMS.get(spec.domain or ""),
     )

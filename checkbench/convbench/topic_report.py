@@ -22,6 +22,13 @@ class TopicConfig(BaseModel):
         description="distinct vocabulary terms in a conversation's own first message that keep "
         "it outside a kept cluster (recall: the zero-shot check after decides); 0: off",
     )
+    form_share: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description="share of a cluster's messages in the domain's form (math: notation, "
+        "`convbench.forms`) that keeps it whatever its keywords",
+    )
     max_chars: int = Field(2000, ge=1, description="first user message cut to this length")
     max_vocab: int = Field(20000, ge=1, description="keyword candidates from the sample")
     openers: int = Field(3, ge=0, description="first messages shown per cluster")
@@ -47,6 +54,9 @@ class Cluster(BaseModel):
     keywords: list[str]
     matched: list[str]
     kept: bool
+    form_share: float | None = Field(
+        None, description="share of its messages in the domain's form; None: no form"
+    )
     openers: list[str] = Field(default_factory=list)
 
 

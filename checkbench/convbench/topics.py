@@ -22,9 +22,13 @@ Memory stays flat in the number of conversations; per-conversation data waits on
    words per cluster / the word's count over all clusters). The `openers` messages nearest to
    each centre are kept to show what the cluster is about.
 5. Keep a cluster when at least `min_matches` of its `top_n` keywords are in the vocabulary,
-   and, leaning to recall, any conversation outside a kept cluster whose own first message
-   holds `message_matches` distinct vocabulary terms (a probability question in a cluster of
-   general questions). The zero-shot check after this tier (`domain`) brings the precision.
+   or, for a domain whose text has a form (`forms.FORMS`: math's notation, the same in every
+   language), when at least `form_share` of its messages carry that form. Leaning to recall,
+   keep too any conversation outside a kept cluster whose own first message holds
+   `message_matches` distinct vocabulary terms (a probability question in a cluster of general
+   questions); for a domain with a form, a message with the form is kept, and one kept by its
+   terms must also hold a number (a math question states quantities). The zero-shot check
+   after this tier (`domain`) brings the precision.
 
 Results are deterministic for a given seed and input order.
 """
@@ -36,7 +40,7 @@ import json
 import re
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
@@ -49,6 +53,7 @@ from sklearn.metrics import pairwise_distances, silhouette_score
 from threadpoolctl import threadpool_limits
 
 from checkbench.convbench.embed import EmbedChunks, Embedder, FittedEmbedder, embed_here
+from checkbench.convbench.forms import FormOf
 from checkbench.convbench.ingest import Conversation
 from checkbench.convbench.segment import Segmenter
 from checkbench.convbench.topic_report import Assignment, Cluster, TopicConfig, TopicReport
@@ -71,8 +76,10 @@ def cluster_topics(
     assignments: str | Path | None = None,
     workdir: str | Path | None = None,
     embed: EmbedChunks | None = None,
+    form: FormOf | None = None,
 ) -> TopicReport:
-    """Cluster conversations by their first user message and keep the in-domain clusters.
+    """Cluster conversations by their first user message and keep the in-domain clusters
+    (by their keywords, or by the share of messages in the domain's `form` when it has one).
 
     `assignments`, if given, receives one `Assignment` per conversation in input order (written
     atomically). Scratch files go to a temporary folder under `workdir` and are removed after.
@@ -101,10 +108,10 @@ def cluster_topics(
             with _timed(timings, "fit"):
                 model = _fit(scratch, centres, config)
             with _timed(timings, "keywords"):
-                clusters = _describe(scratch, model, sample.texts, vocabulary, config)
+                clusters = _describe(scratch, model, sample.texts, vocabulary, config, form)
             if assignments is not None:
                 with _timed(timings, "assign"):
-                    rows = _assign(scratch, model, clusters, vocabulary, config)
+                    rows = _assign(scratch, model, clusters, vocabulary, config, form)
                     write_jsonl(assignments, rows)
     rescued = _rescued(assignments, clusters) if assignments is not None else 0
     return TopicReport(
@@ -296,12 +303,15 @@ def _describe(
     sample_texts: list[str],
     vocabulary: frozenset[str],
     config: TopicConfig,
+    form: FormOf | None = None,
 ) -> list[Cluster]:
-    """Pass 2: size and word counts per cluster, then keywords and the keep verdict."""
+    """Pass 2: size, word counts and messages in the domain's form per cluster, then keywords
+    and the keep verdict."""
     k = len(model.cluster_centers_)
     counter = _vectorizer(sample_texts, vocabulary, config.max_vocab)
     words = counter.get_feature_names_out()
     sizes = np.zeros(k, dtype=np.int64)
+    formed = np.zeros(k, dtype=np.int64)
     counts = np.zeros((k, len(words)), dtype=np.float64)
     nearest: list[list[tuple[float, str]]] = [[] for _ in range(k)]
     chunks = zip(scratch.vectors(config.chunk_size), scratch.texts(config.chunk_size), strict=True)
@@ -315,19 +325,24 @@ def _describe(
         distances = ((vectors - model.cluster_centers_[labels]) ** 2).sum(axis=1)
         for cid, distance, message in zip(labels.tolist(), distances.tolist(), texts, strict=True):
             _offer_opener(nearest[cid], distance, message, config.openers)
+            if form is not None and form(message).notation:
+                formed[cid] += 1
     scores = class_tfidf(counts)
     clusters = []
     for cid in range(k):
         ranked = np.argsort(-scores[cid], kind="stable")[: config.top_n]
         keywords = [str(words[i]) for i in ranked if counts[cid, i] > 0]
         matched = match_terms(keywords, vocabulary)
+        share = None if form is None else float(formed[cid] / max(int(sizes[cid]), 1))
+        in_form = share is not None and sizes[cid] > 0 and share >= config.form_share
         clusters.append(
             Cluster(
                 id=cid,
                 size=int(sizes[cid]),
                 keywords=keywords,
                 matched=matched,
-                kept=len(matched) >= config.min_matches,
+                kept=len(matched) >= config.min_matches or in_form,
+                form_share=share,
                 openers=[opener for _, opener in sorted(nearest[cid], key=lambda e: -e[0])],
             )
         )
@@ -360,9 +375,10 @@ def _assign(
     clusters: list[Cluster],
     vocabulary: frozenset[str],
     config: TopicConfig,
+    form: FormOf | None = None,
 ) -> Iterator[Assignment]:
     """Pass 3: each conversation's cluster and verdict, in input order: kept with its cluster,
-    or by the vocabulary terms of its own message."""
+    or by its own message (`_own_message`)."""
     kept = [c.kept for c in clusters]
     words = Segmenter(vocabulary).words
     size = config.chunk_size
@@ -370,13 +386,29 @@ def _assign(
     for ids, vectors, texts in chunks:
         labels = model.predict(vectors).tolist()
         for conversation_id, label, text in zip(ids, labels, texts, strict=True):
-            own = config.message_matches and not kept[label]
-            named = own and len(set(match_terms(set(words(text)), vocabulary)))
+            own = bool(config.message_matches) and not kept[label]
             yield Assignment(
                 id=conversation_id,
                 cluster=label,
-                kept=kept[label] or bool(own and named >= config.message_matches),
+                kept=kept[label] or (own and _own_message(text, words, vocabulary, config, form)),
             )
+
+
+def _own_message(
+    text: str,
+    words: Callable[[str], list[str]],
+    vocabulary: frozenset[str],
+    config: TopicConfig,
+    form: FormOf | None,
+) -> bool:
+    """Whether a first message outside the kept clusters is in the domain by itself: it holds
+    `message_matches` distinct vocabulary terms, or, for a domain with a form, it carries the
+    form, or holds those terms and a number."""
+    shape = form(text) if form is not None else None
+    if shape is not None and shape.notation:
+        return True
+    named = len(set(match_terms(set(words(text)), vocabulary)))
+    return named >= config.message_matches and (shape is None or shape.numbers > 0)
 
 
 def _rescued(assignments: str | Path, clusters: list[Cluster]) -> int:

@@ -4,6 +4,7 @@ with PC^2, and navigate a run's scores node by node."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,8 +27,9 @@ from checkbench.scan.navigation import (
 )
 from checkbench.scan.pc2 import PC2Result, PC2Settings, load_preferences, pc2_evaluate
 from checkbench.scan.realmix import MixResult, MixSettings, realmix
-from checkbench.scan.tagging import TagResult, TagSettings, tag_items
+from checkbench.scan.tagging import TagResult, TagSettings, check_tasks, tag_items
 from checkbench.scan.tree import load_taxonomy, save_taxonomy
+from checkbench.schema import Item
 from checkbench.scoring import score_responses
 from checkbench.steps.progress import ProgressSink
 from checkbench.store import RunStore
@@ -95,11 +97,15 @@ def _rewrite_bench(
     settings: TagSettings | MixSettings | None,
     options: ModelOptions | None,
     progress: ProgressSink | None,
+    check: Callable[[list[Item], str | Path], None] | None = None,
 ) -> Rewritten:
-    """Run a stage that turns a benchmark's items into new ones under a taxonomy; write them."""
+    """Run a stage that turns a benchmark's items into new ones under a taxonomy; write them.
+    `check(items, bench)` refuses bad items before anything is written."""
     output_dir(run_dir)
     output_file(bench_out)
     items, tree = load_items(bench), load_taxonomy(taxonomy)
+    if check is not None:
+        check(items, bench)
     result = _with_model(
         run_dir, model, options, stage, items, tree, settings=settings, progress=progress
     )
@@ -118,9 +124,11 @@ def taxonomy_tag(
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
 ) -> TagResult:
-    """Give every item a domain and taxonomy tags; write the tagged benchmark."""
+    """Give every item a domain and taxonomy tags; write the tagged benchmark. An item whose
+    task (the user turns `settings.turns` names) is blank is refused before anything runs."""
+    settings = settings or TagSettings()
     args = (bench, taxonomy, run_dir, bench_out, model, settings, options, progress)
-    return _rewrite_bench(tag_items, *args)
+    return _rewrite_bench(tag_items, *args, check=partial(check_tasks, settings=settings))
 
 
 def taxonomy_synthesize(

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from checkbench.errors import InputError
 from checkbench.registry import score_strata
@@ -101,20 +101,31 @@ class Cell(BaseModel):
     rank: float | None = None
 
 
-class NodeStats(BaseModel):
-    """All models at one node."""
+class _AtNode(BaseModel):
+    """Something at a taxonomy node: `path` is its canonical string (`scan.paths`: a '/' in a
+    name escaped), `names` the names along it, from the domain down, as JSON shows them."""
 
     path: str
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def names(self) -> list[str]:
+        """The names along the path, from the domain down ([] for the root)."""
+        return split_path(self.path)
+
+
+class NodeStats(_AtNode):
+    """All models at one node."""
+
     items: int
     status: Literal["ranked", "too few"]
     spread: float | None = None
     cells: dict[str, Cell]
 
 
-class Finding(BaseModel):
+class Finding(_AtNode):
     """A strength or weakness: the model's displacement at a node and the model it beat/trailed."""
 
-    path: str
     rank: float
     overall_rank: float
     shift: float
@@ -123,10 +134,9 @@ class Finding(BaseModel):
     versus_cell: Cell
 
 
-class Instability(BaseModel):
+class Instability(_AtNode):
     """How unevenly a model ranks across one parent's children."""
 
-    path: str
     std: float
     children: int
     unstable: bool

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from checkbench.errors import InputError
 from checkbench.scan.navigation import TOO_FEW, Cell, Finding, Instability, Navigation, NodeStats
-from checkbench.scan.paths import split_path
+from checkbench.scan.paths import label, split_path
 from checkbench.stats.notation import estimate_text, value_text
 
 ONE_MODEL = (
@@ -113,7 +113,7 @@ def _findings_view(title: str, findings: list[Finding]) -> RenderableType:
         table.add_column(column)
     for f in findings:
         table.add_row(
-            escape(f.path),
+            escape(label(f.path)),
             f"{f.rank:g}",
             f"{f.overall_rank:g}",
             f"{f.shift:+g}",
@@ -132,7 +132,7 @@ def _unstable_view(rows: list[Instability]) -> RenderableType:
     for column in ("node", "std", "children"):
         table.add_column(column)
     for row in unstable:
-        table.add_row(escape(row.path), f"{row.std:.2f}", str(row.children))
+        table.add_row(escape(label(row.path)), f"{row.std:.2f}", str(row.children))
     return table
 
 
@@ -237,7 +237,7 @@ def divergent_view(nav: Navigation, k: int = 10) -> RenderableType:
     for node in nodes:
         ranked = sorted(node.cells.items(), key=lambda pair: pair[1].rank or 0.0)
         table.add_row(
-            escape(node.path),
+            escape(label(node.path)),
             value_text(None if node.spread is None else node.spread * 100),
             escape(ranked[0][0]),
             escape(ranked[-1][0]),

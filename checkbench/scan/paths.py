@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 SEP = "/"
 ESCAPE = "\\"
+LABEL_SEP = " › "
+"""Between the names of a path shown to people ("coding › UI/UX Design"): never parsed."""
 
 
 class TaxonomyError(ValueError):
@@ -105,3 +107,11 @@ def is_within(path: str, ancestor: str) -> bool:
     """Whether path is ancestor itself or lies below it."""
     outer = split_path(ancestor)
     return split_path(path)[: len(outer)] == outer
+
+
+def label(path: str) -> str:
+    """A path as people read it, its names joined by " › " ("coding/UI\\/UX Design" ->
+    "coding › UI/UX Design"); "overall" for the root. For display only: a name may hold
+    the separator, so a label is never parsed back."""
+    names = split_path(path)
+    return LABEL_SEP.join(names) if names else "overall"

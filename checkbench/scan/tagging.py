@@ -22,13 +22,16 @@ ones are removed), records the problem in `meta["scan_tagging"]` and is counted.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from checkbench.choices import TagTurns
+from checkbench.errors import InputError
 from checkbench.llm.base import ChatBackend, ChatRequest
 from checkbench.prompts import fence
 from checkbench.scan.domains import DOMAIN_FACET, DOMAINS, OTHER, TAXONOMY_FACET
@@ -123,6 +126,23 @@ def task_text(item: Item, settings: TagSettings) -> str:
         return clip(users[0], settings.query_chars)
     turns = "\n\n".join(f"[user turn {n}]\n{text}" for n, text in enumerate(users, start=1))
     return clip(turns, settings.query_chars)
+
+
+def check_tasks(items: Iterable[Item], path: str | Path | None, settings: TagSettings) -> None:
+    """InputError naming the file, the item's record and the field when an item's task, as
+    `task_text` reads it (its first user turn, or with `turns="all"` every user turn), is blank:
+    there is nothing to tag it by. Records count from 1, as the benchmark loaders count them."""
+    for number, item in enumerate(items, start=1):
+        users = [index for index, m in enumerate(item.messages) if m.role == "user"]
+        chosen = users[:1] if settings.turns == "first" else users
+        if chosen and all(not item.messages[index].content.strip() for index in chosen):
+            which = "first user turn is" if len(chosen) == 1 else "user turns are all"
+            raise InputError(
+                f"item '{item.id}': its {which} blank, so there is no task to tag it by",
+                path=path,
+                line=number,
+                field=f"messages.{chosen[0]}.content",
+            )
 
 
 def _domain_request(item: Item, settings: TagSettings) -> ChatRequest:
@@ -226,6 +246,7 @@ async def tag_items(
 ) -> TagResult:
     """Tag every item (stored in the run first); rerunning replays the cached answers."""
     settings = settings or TagSettings()
+    check_tasks(items, None, settings)
     store.add_items(items)
     store.set_meta(META_KEY, {"prompts": [prompt_tag("scan_domain"), prompt_tag("scan_tagging")]})
     stage = StageRun.begin(store, caller, progress)

@@ -74,6 +74,7 @@ LAST_USER = "the last message must be the user turn to answer"
 NOT_AN_OBJECT = "each line must be a JSON object"
 BOM = b"\xef\xbb\xbf"
 TAX = "-t {ex}/taxonomy-mini.json -o out"
+BLANK_TASK = "blank, so there is no task to tag it by"
 
 NATIVE = table(
     "native",
@@ -273,6 +274,41 @@ TAG = table(
             f":2: field 'checklist': {SUM}",
         ),
         "empty file": ("", ": file is empty"),
+        "a blank user turn": (
+            native(messages=[{"role": "user", "content": " \n\t"}]),
+            f":2: field 'messages.0.content': item 'second': its first user turn is {BLANK_TASK}",
+        ),
+        "the task turn blank before the feedback": (
+            native(
+                messages=[
+                    *turns("system"),
+                    {"role": "user", "content": ""},
+                    *turns("assistant", "user"),
+                ]
+            ),
+            f":2: field 'messages.1.content': item 'second': its first user turn is {BLANK_TASK}",
+        ),
+        "an FB-Bench query of blanks": (
+            fbbench(user_query="  \n"),
+            ":2: field 'user_query': must not be blank",
+        ),
+    },
+)
+TAG_ALL = table(
+    "scan tag --turns all",
+    f"scan tag {B} {TAX} --bench-out tagged.jsonl --turns all",
+    B,
+    {
+        "every user turn blank": (
+            native(
+                messages=[
+                    {"role": "user", "content": " "},
+                    *turns("assistant"),
+                    {"role": "user", "content": "\u3000"},
+                ]
+            ),
+            f":2: field 'messages.0.content': item 'second': its user turns are all {BLANK_TASK}",
+        ),
     },
 )
 SYNTH = table(
@@ -368,6 +404,7 @@ CASES: dict[str, Case] = (
     | RUN
     | FILTER
     | TAG
+    | TAG_ALL
     | SYNTH
     | QUERIES
     | META

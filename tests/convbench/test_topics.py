@@ -344,3 +344,63 @@ def test_missing_backends_fail_with_a_clear_message(monkeypatch: pytest.MonkeyPa
         OpenAIEmbedder("text-embedding-3-small", api_key_env="CB_TEST_KEY")
     with pytest.raises(InputError, match="unknown embedder"):
         make_embedder("glove")
+
+
+GERMAN = {
+    "algebra": [
+        "Löse 3x + 5 = 20",
+        "Berechne (x+1)^2 - x^2",
+        "Vereinfache 2a + 3a = ?",
+        "Bestimme y, wenn 4y - 2 = 10",
+        "Ist 7x ≤ 21 für x = 3?",
+        "Rechne 12 × 4 ÷ 3 aus",
+    ],
+    "garden": [
+        "Wann pflanze ich Tomaten im Garten",
+        "Welche Blumen mögen Schatten im Garten",
+        "Wie oft gieße ich den Rasen im Sommer",
+        "Wie schneide ich Rosen im Herbst richtig",
+        "Welche Erde passt für Kräuter im Garten",
+    ],
+}
+
+
+def test_a_cluster_in_the_form_of_math_is_kept_whatever_the_language(
+    tmp_path: Path, embedder: WordLlamaEmbedder
+) -> None:
+    """German algebra questions hold no word of the (English and Chinese) math vocabulary:
+    their cluster is kept by its notation; outside it, a message with notation is kept, and one
+    naming the domain without any number is not."""
+    from checkbench.convbench.forms import math_form
+
+    path, rng = tmp_path / "german.jsonl", random.Random(1)
+    with path.open("w") as handle:
+        for n in range(120):
+            topic = list(GERMAN)[n % 2]
+            text = f"{rng.choice(GERMAN[topic])} bitte"
+            handle.write(
+                json.dumps({"id": f"{topic}-{n}", "messages": [{"role": "user", "content": text}]})
+                + "\n"
+            )
+        extra = {
+            "garden-x1": "Im Garten: ist 2x + 1 = 7 für x = 3",
+            "garden-x2": "Im Garten die Algebra der Beete",
+        }
+        for key, text in extra.items():
+            handle.write(
+                json.dumps({"id": key, "messages": [{"role": "user", "content": text}]}) + "\n"
+            )
+    config = CONFIG.model_copy(update={"k": 2, "message_matches": 1})
+    vocabulary = load_vocabulary("math")
+    out = tmp_path / "assignments.jsonl"
+    without = cluster_topics(iter_conversations(path), embedder, vocabulary, config)
+    assert not any(c.kept for c in without.clusters)
+    report = cluster_topics(
+        iter_conversations(path), embedder, vocabulary, config, assignments=out, form=math_form
+    )
+    rows = {row.id: row for row in read_models(out, Assignment)}
+    kept = {c.id for c in report.clusters if c.kept}
+    assert {rows[f"algebra-{n}"].cluster for n in range(0, 120, 2)} == kept
+    assert all(not rows[f"garden-{n}"].kept for n in range(1, 120, 2))
+    assert [c.form_share for c in report.clusters if c.kept] == [1.0]
+    assert rows["garden-x1"].kept and not rows["garden-x2"].kept

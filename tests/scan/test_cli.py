@@ -133,8 +133,8 @@ def test_navigate_tables_show_nodes_profiles_and_divergent_nodes(run) -> None:
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Scores per taxonomy node" in out and "(overall)" in out
-    assert "Weaknesses" in out and "writing/email" in out
-    assert "Most divergent nodes" in out and "coding/testing" in out
+    assert "Weaknesses" in out and "writing › email" in out
+    assert "Most divergent nodes" in out and "coding › testing" in out
     assert "B overall" not in out  # only the chosen model's profile
     assert "Strengths / weaknesses of A by rule" in out
 
@@ -297,5 +297,6 @@ def test_navigation_keeps_nodes_apart_that_share_a_name(tmp_path: Path) -> None:
         "--no-prune",
     )  # fmt: skip
     assert table.returncode == 0, table.stderr
-    assert "  UI/UX Design " in table.stdout  # the node table's names; paths stay escaped
-    assert "Frontend/UI\\/UX Design" in table.stdout
+    assert "  UI/UX Design " in table.stdout  # the node table's names
+    assert "Frontend › UI/UX Design" in table.stdout  # divergent nodes: names, not escapes
+    assert "\\/" not in table.stdout

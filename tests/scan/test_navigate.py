@@ -280,7 +280,7 @@ def test_profile_view_renders_findings_and_unstable_parents(nav) -> None:
     assert "rank 1 of 3" in text and "n=25" in text
     assert "Strengths (shift > 1 and separate 95% intervals): none" in text
     weaknesses = text[text.index("Weaknesses") :]
-    assert "writing/email" in weaknesses and "-2" in weaknesses
+    assert "writing › email" in weaknesses and "-2" in weaknesses
     assert "Unstable parents" in text and "0.50" in text
     with pytest.raises(InputError, match="unknown model 'Z'"):
         profile_view(nav, "Z")

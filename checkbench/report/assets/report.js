@@ -940,17 +940,18 @@
     const nav = tax.navigations[Math.min(state.nav, tax.navigations.length - 1)];
     const rankOf = (m) => (nav.profiles[m].overall.rank == null ? Infinity : nav.profiles[m].overall.rank);
     const models = [...nav.models].sort((a, c) => rankOf(a) - rankOf(c));
+    // A node is its names from the domain down (navigation's JSON gives them beside the
+    // escaped path); shown joined by ' › ', a name never split on its own '/'.
+    const namesOf = (x) => x.names || [];
+    const keyOf = (names) => JSON.stringify(names);
+    const labelOf = (x) => (namesOf(x).length ? namesOf(x).join(' › ') : 'overall');
     const children = new Map();
-    // A path's names: a '/' inside a name is escaped by a backslash, as is a backslash (checkbench.scan.paths).
-    const namesOf = (p) => (p ? (p.match(/(?:\\[\\/]|\\(?![\\/])|[^\\/])+/g) || []) : []);
-    const unescapeName = (n) => n.replace(/\\([\\/])/g, '$1');
-    const parentOf = (p) => namesOf(p).slice(0, -1).join('/');
     for (const node of nav.nodes) {
-      const parent = parentOf(node.path);
+      const parent = keyOf(namesOf(node).slice(0, -1));
       if (!children.has(parent)) children.set(parent, []);
       children.get(parent).push(node);
     }
-    if (!state.expanded) state.expanded = new Set(nav.nodes.filter((n) => namesOf(n.path).length === 1).map((n) => n.path));
+    if (!state.expanded) state.expanded = new Set(nav.nodes.filter((n) => namesOf(n).length === 1).map((n) => keyOf(namesOf(n))));
     const marks = new Map();
     for (const m of models) {
       const p = nav.profiles[m];
@@ -960,9 +961,9 @@
     const redraw = () => show('taxonomy', true);
     const heatCell = (node, m) => {
       const c = node.cells[m];
-      if (!c || c.mean == null) return h('td.r', null, h('span.heat.faint', null, '–'));
+      if (!c || c.mean == null) return h('td.r', { 'data-model': m }, h('span.heat.faint', null, '–'));
       const mark = marks.get(m + '\u0000' + node.path);
-      const tip = m + ' at ' + (node.path || 'overall') + ': ' + pct(c.mean) + ' ' + interval(c.low == null ? null : c.low * 100, c.high == null ? null : c.high * 100) + ', n=' + c.n + (c.unscored ? ', ' + c.unscored + ' unscored' : '') + (c.rank != null ? ', rank ' + c.rank : ', not ranked (too few items)') + (mark ? ' · ' + mark : '');
+      const tip = m + ' at ' + labelOf(node) + ': ' + pct(c.mean) + ' ' + interval(c.low == null ? null : c.low * 100, c.high == null ? null : c.high * 100) + ', n=' + c.n + (c.unscored ? ', ' + c.unscored + ' unscored' : '') + (c.rank != null ? ', rank ' + c.rank : ', not ranked (too few items)') + (mark ? ' · ' + mark : '');
       return h('td.r', { 'data-model': m },
         mark ? h('span', { class: 'mark-' + mark, title: mark }, mark === 'strength' ? '▲ ' : '▼ ') : null,
         h('span.heat', { style: node.status === 'ranked' ? heat(c.mean) : { background: '#f0f2f5', color: '#8a94a3' }, title: tip },
@@ -971,24 +972,25 @@
     const rows = [];
     const walk = (parent, depth) => {
       for (const node of children.get(parent) || []) {
-        const kids = children.get(node.path) || [];
-        const open = state.expanded.has(node.path);
-        const name = unescapeName(namesOf(node.path).pop());
+        const key = keyOf(namesOf(node));
+        const kids = children.get(key) || [];
+        const open = state.expanded.has(key);
+        const name = namesOf(node)[namesOf(node).length - 1];
         const desc = tax.descriptions[node.path];
-        rows.push(h('tr', { 'data-path': node.path },
+        rows.push(h('tr', { 'data-path': node.path, 'data-label': labelOf(node) },
           h('td', null, h('div.node', { style: { paddingLeft: depth * 18 + 'px' } },
             kids.length ? h('button.toggle', {
               type: 'button', 'aria-expanded': String(open), 'aria-label': (open ? 'Collapse ' : 'Expand ') + name,
-              onclick: () => { if (open) state.expanded.delete(node.path); else state.expanded.add(node.path); redraw(); },
+              onclick: () => { if (open) state.expanded.delete(key); else state.expanded.add(key); redraw(); },
             }, open ? '▾' : '▸') : h('span.spacer'),
             h('span.name', null, name, desc ? h('span.desc', null, desc) : null))),
           h('td.r.num', null, count(node.items), node.status !== 'ranked' ? h('span.ci', null, 'too few') : null),
           models.map((m) => heatCell(node, m)),
           h('td.r.num', null, pct(node.spread))));
-        if (open) walk(node.path, depth + 1);
+        if (open) walk(key, depth + 1);
       }
     };
-    walk('', 0);
+    walk(keyOf([]), 0);
     const overallRow = h('tr', { 'data-path': '' }, h('td', null, h('span.name', null, 'Overall')),
       h('td.r.num', null, count(nav.overall.items)), models.map((m) => heatCell(nav.overall, m)), h('td.r.num', null, '–'));
     const st = nav.settings;
@@ -997,18 +999,18 @@
         h('div.controls', null,
           tax.navigations.length > 1 ? pickList('Judge', tax.navigations.map((n) => n.judge), state.nav,
             (i) => { state.nav = i; state.expanded = null; redraw(); }, 'taxonomy-judge') : null,
-          h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(nav.nodes.map((n) => n.path)); redraw(); } }, 'Expand all'),
+          h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(nav.nodes.map((n) => keyOf(namesOf(n)))); redraw(); } }, 'Expand all'),
           h('button.btn', { type: 'button', onclick: () => { state.expanded = new Set(); redraw(); } }, 'Collapse all'))),
       h('p.muted', { style: { margin: '0 0 10px' } }, 'Score (0-100) per capability, ranked by ' + (nav.ranked_by || 'the mean of item scores') + ', coloured from low (light) to high (dark), with each model’s rank there. ▲ strength, ▼ weakness: a rank shift beyond ' + st.threshold + ' places with separated ' + Math.round(st.level * 100) + '% intervals. Nodes where a model has fewer than ' + st.min_n + ' scored items are not ranked. Judge ' + nav.judge + (nav.source === 'computed' ? '; computed from the items’ taxonomy tags, unscored items left out.' : '; stored navigation.')),
       h('div.table-wrap', null, h('table.tree', null,
         h('thead', null, h('tr', null, h('th', null, 'Capability'), h('th.r', null, 'Items'), models.map((m) => h('th.r.model-head', null, modelLabel(m))), h('th.r', null, 'Spread'))),
         h('tbody', null, overallRow, rows)))));
     panel.append(h('div.card', null, h('div.card-head', null, h('h2', null, 'Strengths and weaknesses')),
-      h('div.profiles', null, models.map((m) => profileCard(nav, m)))));
+      h('div.profiles', null, models.map((m) => profileCard(nav, m, labelOf)))));
   }
-  function profileCard(nav, m) {
+  function profileCard(nav, m, labelOf) {
     const p = nav.profiles[m];
-    const finding = (f) => h('li', null, h('strong', null, f.path), ' rank ' + f.rank + ' (overall ' + f.overall_rank + '), ' + pct(f.cell.mean) + ' vs ' + f.versus + ' ' + pct(f.versus_cell.mean));
+    const finding = (f) => h('li', null, h('strong', null, labelOf(f)), ' rank ' + f.rank + ' (overall ' + f.overall_rank + '), ' + pct(f.cell.mean) + ' vs ' + f.versus + ' ' + pct(f.versus_cell.mean));
     const list = (title, cls, found) => [h('div.section-title', { class: cls }, title + ' (' + found.length + ')'),
       found.length ? h('ul', null, found.map(finding)) : h('p.faint', { style: { margin: '0' } }, 'none')];
     const unstable = p.instability.filter((i) => i.unstable);
@@ -1017,7 +1019,7 @@
       h('div.muted', null, 'Overall ' + pct(p.overall.mean) + ' ' + (p.overall.rank != null ? '· rank ' + p.overall.rank + ' of ' + nav.models.length : '· not ranked') + ' · n=' + p.overall.n + (p.overall.unscored ? ' · ' + p.overall.unscored + ' unscored' : '')),
       list('Strengths', 'mark-strength', p.strengths), list('Weaknesses', 'mark-weakness', p.weaknesses),
       h('div.section-title', null, 'Unstable parents (' + unstable.length + ')'),
-      unstable.length ? h('ul', null, unstable.map((i) => h('li', null, h('strong', null, i.path), ' σ of children’s ranks ' + i.std.toFixed(2) + ' over ' + i.children))) : h('p.faint', { style: { margin: '0' } }, 'none'));
+      unstable.length ? h('ul', null, unstable.map((i) => h('li', null, h('strong', null, labelOf(i)), ' σ of children’s ranks ' + i.std.toFixed(2) + ' over ' + i.children))) : h('p.faint', { style: { margin: '0' } }, 'none'));
   }
 
   // ------------------------------------------------------------------ items

@@ -15,8 +15,9 @@ cascade and of the cheap judge alone with GPT-4o (95% cluster-bootstrap interval
 Because the strong judge replays GPT-4o, the cascade agrees with GPT-4o on every escalated
 check: the figures show what escalating buys, not what a real strong judge would agree. The
 replay is priced as GPT-4o (2.5 / 10 USD per million tokens, the replay's tokens a quarter of
-the characters), so the costs are illustrations. The instructions are in English (the Chinese
-log-prob prompt gets no yes/no token from the embedded model).
+the characters), so the costs are illustrations; its models-file entry names the endpoint
+(`endpoint_name`), so a rerun on the same --out resumes with no new call. The instructions
+are in English (the Chinese log-prob prompt gets no yes/no token from the embedded model).
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ def main() -> None:
         models_file = out.parent / f"{out.name}-models.toml"
         models_file.write_text(
             f'[models.replay]\nmodel = "{reference}"\nbase_url = "{server.base_url}"\n'
+            f'endpoint_name = "replay of {reference}"\n'  # a rerun on --out resumes
             "price = { input = 2.5, output = 10.0 }\n"
         )
         options = ModelOptions(models_file=models_file)

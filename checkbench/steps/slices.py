@@ -215,16 +215,17 @@ def run_scope(store: RunStore, selected: Sequence[str], slice_: Slice) -> Scope:
     return Scope(spec=spec, item_ids=list(selected))
 
 
-def claim_judge(store: RunStore, judge: str, slice_: Slice) -> Scope:
+def claim_judge(store: RunStore, judge: str, slice_: Slice, *, write: bool = True) -> Scope:
     """Record the part of the run `judge` judges: the slice's items among the run's (and its
     models among the run's), which must cover what the judge covered already (its recorded
-    scope, or the whole run when it has verdicts and none); returns it."""
+    scope, or the whole run when it has verdicts and none); returns it. With `write=False`,
+    only checked (a refusal is the same InputError), nothing recorded."""
     key = judge_scope_key(judge)
     prior = store.scope(key)
     if prior is None and judge in store.judges():
         prior = WHOLE
     if slice_.whole:
-        if prior is not None and not prior.whole:
+        if write and prior is not None and not prior.whole:
             store.put_record(SCOPES, key, WHOLE)
         return WHOLE
     heads = [(head.id, head.tags) for head in store.item_heads()]
@@ -251,7 +252,8 @@ def claim_judge(store: RunStore, judge: str, slice_: Slice) -> Scope:
         raise InputError(
             _refusal(f"judge {judge} covers {len(left)} item(s) or model(s)", left, prior)
         )
-    store.put_record(SCOPES, key, scope)
+    if write:
+        store.put_record(SCOPES, key, scope)
     return scope
 
 

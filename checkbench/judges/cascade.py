@@ -246,7 +246,19 @@ def check_inputs(
             )
         decider = artefact.name
     slice_ = slice_ or Slice()
-    claim_judge(store, cheap, slice_, write=False)
+    scope = claim_judge(store, cheap, slice_, write=False)
+    if settings.target_agreement is not None and settings.reference is not None:
+        labelled = [
+            v
+            for v in store.verdicts(settings.reference)
+            if v.passed is not None and _inside(scope, v.item_id, v.model)
+        ]
+        if not labelled:
+            raise InputError(
+                f"no labelled part to fit the band on: reference judge {settings.reference!r} "
+                f"graded no check in this slice ({scope.spec})",
+                field="target_agreement",
+            )
     if strong is not None and settings.target_agreement is None:
         name = cascade_name(decider, strong, settings.band, settings.budget_calls)
         claim_judge(store, name, slice_, write=False)

@@ -483,3 +483,22 @@ def test_json_goes_with_escalate_to(tmp_path: Path) -> None:
     [line] = result.stderr.strip().splitlines()
     assert result.returncode == 2 and "--json go with --escalate-to" in line
     assert _state(run_dir) == before
+
+
+def test_a_target_with_no_labelled_check_in_the_slice_is_refused(tmp_path: Path) -> None:
+    run_dir = _run(tmp_path)
+    with RunStore.existing(run_dir, writer=True) as store:  # labels on an even item only
+        store.put_verdicts(
+            v.model_copy(update={"judge": "ref-q0"}) for v in store.verdicts("ref")
+            if v.item_id == "q0"
+        )  # fmt: skip
+    before = _state(run_dir)
+    nowhere = "http://127.0.0.1:9/v1"
+    result = run_cli(
+        "judge", str(run_dir), "--judge", f"openai:cheap@{nowhere}",
+        "--escalate-to", f"openai:strong@{nowhere}", "--target-agreement", "0.9",
+        "--reference-judge", "ref-q0", "--tag", "parity=odd",
+    )  # fmt: skip
+    [line] = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and "no labelled part" in line and "parity=odd" in line
+    assert _state(run_dir) == before

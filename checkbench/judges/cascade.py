@@ -20,8 +20,9 @@ that could pass it; a rerun with a higher limit resumes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from checkbench.choices import JudgeMode
 from checkbench.errors import InputError
@@ -38,9 +39,10 @@ from checkbench.llm.base import ChatBackend
 from checkbench.schema import Item, Response, Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.steps.caller import Caller
+from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
-from checkbench.steps.slices import Slice, claim_judge
-from checkbench.steps.stage import StageRun
+from checkbench.steps.slices import Slice, claim_judge, judged_scope, slice_scope
+from checkbench.steps.stage import StageRun, StageWork, dispatch_here
 from checkbench.store import RunStore
 from checkbench.store.scope import Scope
 
@@ -246,7 +248,7 @@ def check_inputs(
             )
         decider = artefact.name
     slice_ = slice_ or Slice()
-    scope = claim_judge(store, cheap, slice_, write=False)
+    scope = _claim_cheap(store, cheap, slice_, write=False)
     if settings.target_agreement is not None and settings.reference is not None:
         labelled = [
             v
@@ -271,6 +273,35 @@ def check_inputs(
         )
 
 
+def _claim_cheap(store: RunStore, cheap: str, slice_: Slice, *, write: bool) -> Scope:
+    """The slice's scope, claimed for the cheap judge unless it covers it already (a cheap
+    judge that graded the whole run serves a cascade on any slice of it)."""
+    scope = slice_scope(store, slice_)
+    prior = judged_scope(store, cheap)
+    if prior is None or not prior.covers(scope):
+        claim_judge(store, cheap, slice_, write=write)
+    return scope
+
+
+@dataclass(frozen=True)
+class _Only:
+    """Judging's dispatch here, of the jobs (item, response, tried) inside the scope only."""
+
+    scope: Scope
+
+    async def __call__(
+        self,
+        stage: StageRun,
+        work: StageWork[Any, Any],
+        models: Mapping[str, StepModel],
+        jobs: Iterable[Any],
+        workers: int,
+        done: Callable[[Any], None],
+    ) -> None:
+        kept = (job for job in jobs if _inside(self.scope, job[1].item_id, job[1].model))
+        await dispatch_here(stage, work, models, kept, workers, done)
+
+
 async def cascade_responses(
     store: RunStore,
     cheap: ChatBackend,
@@ -290,8 +321,15 @@ async def cascade_responses(
     cheap_settings = JudgeSettings(mode=mode, language=settings.language)
     strong_settings = JudgeSettings(language=settings.language)
     cheap_id = judge_name(cheap, cheap_settings)
-    scope = claim_judge(store, cheap_id, slice_)
-    await judge_responses(store, cheap, settings=cheap_settings, caller=caller, progress=progress)
+    scope = _claim_cheap(store, cheap_id, slice_, write=True)
+    await judge_responses(
+        store,
+        cheap,
+        settings=cheap_settings,
+        caller=caller,
+        progress=progress,
+        dispatch=_Only(scope),
+    )
     decider, graded = _graded(store, cheap_id, settings.calibration)
     graded = [v for v in graded if _inside(scope, v.item_id, v.model)]
     strong_id = judge_name(strong, strong_settings)

@@ -502,3 +502,24 @@ def test_a_target_with_no_labelled_check_in_the_slice_is_refused(tmp_path: Path)
     [line] = result.stderr.strip().splitlines()
     assert result.returncode == 2 and "no labelled part" in line and "parity=odd" in line
     assert _state(run_dir) == before
+
+
+def test_a_cheap_judge_of_the_whole_run_serves_a_cascade_on_a_slice(setup) -> None:
+    run_dir, judges = setup
+    whole = run_cli(
+        "judge", str(run_dir), "--judge", "cheap", "--mode", "logprob",
+        "--models", str(judges.models),
+    )  # fmt: skip
+    assert whole.returncode == 0, whole.stderr
+    cheap_calls = len(judges.cheap.requests)
+    assert cheap_calls == ITEMS * len(MODELS) * CHECKS
+    result = _cli(run_dir, judges, "--model", "m1", "--band", "0.4,0.6", "--json")
+    assert result.returncode == 0, result.stderr
+    summary = api.CascadeSummary.model_validate_json(result.stdout)
+    # No cheap call again; the strong judge asked about m1's replies only.
+    assert len(judges.cheap.requests) == cheap_calls
+    assert summary.replies == ITEMS and summary.checks == ITEMS * CHECKS
+    assert {r["messages"][-1]["content"].count("m1 ") for r in judges.strong.requests} == {1}
+    with RunStore.existing(run_dir) as store:
+        assert store.judge_scope("cheap#logprob").whole  # still the whole run's judge
+        assert {v.model for v in store.verdicts(summary.judge)} == {"m1"}

@@ -12,8 +12,9 @@ judge's decisions (in any cascade of this run with the same strong judge) are ke
 strong judge is asked only about checks it has not decided yet.
 
 A slice (`steps.slices.Slice`: --limit, --sample, --items, --tag, --model) cascades on a part
-of the run, recorded as the scope of the cheap judge and of the cascade as plain judging
-records it (the same slice or a wider one resumes; a narrower one is refused). Under a cost
+of the run, recorded as the cascade's scope as plain judging records it (the same slice or a
+wider one resumes; a narrower one is refused); a cheap judge that graded more of the run (the
+whole of it) serves the cascade as it is, else its scope is claimed the same way. Under a cost
 limit (`steps.budget`) both judges' calls count against it, and the cascade stops before a call
 that could pass it; a rerun with a higher limit resumes.
 """
@@ -247,6 +248,13 @@ def check_inputs(
                 field="calibration",
             )
         decider = artefact.name
+    reference = settings.reference
+    if reference is not None and not any(v.passed is not None for v in store.verdicts(reference)):
+        found = ", ".join(store.judges()) or "none"
+        raise InputError(
+            f"no labelled part: no verdicts by reference judge {reference!r} (judges: {found})",
+            field="reference_judge",
+        )
     slice_ = slice_ or Slice()
     scope = _claim_cheap(store, cheap, slice_, write=False)
     if settings.target_agreement is not None and settings.reference is not None:
@@ -264,13 +272,6 @@ def check_inputs(
     if strong is not None and settings.target_agreement is None:
         name = cascade_name(decider, strong, settings.band, settings.budget_calls)
         claim_judge(store, name, slice_, write=False)
-    reference = settings.reference
-    if reference is not None and not any(v.passed is not None for v in store.verdicts(reference)):
-        found = ", ".join(store.judges()) or "none"
-        raise InputError(
-            f"no labelled part: no verdicts by reference judge {reference!r} (judges: {found})",
-            field="reference_judge",
-        )
 
 
 def _claim_cheap(store: RunStore, cheap: str, slice_: Slice, *, write: bool) -> Scope:

@@ -25,6 +25,7 @@ from checkbench.judges.cascade import (
 from checkbench.judges.reference import CALIBRATION_RECORD
 from checkbench.llm import ModelOptions
 from checkbench.schema import Check, Item, Message, Response, Verdict
+from checkbench.stats.notation import FEW_NOTE
 from checkbench.store import RunStore
 from checkbench.testing import OpenAIServer, ReplayJudge, completion
 from tests.conftest import run_cli
@@ -291,6 +292,9 @@ def test_the_cli_prints_the_cascade_summary(setup) -> None:
     assert "escalated: 12 of 36 checks (0.333) from 8 of 12 replies" in out
     assert "strong judge strong: 8 calls now (0 cached)" in out and "saved ~$" in out
     assert "against ref (36 checks, 6 items): cascade 1.000 [" in out
+    # Over 6 items (fewer than FEW_UNITS), each figure is marked, with the reason in words.
+    assert "cheap judge alone 0.833 [0.72, 0.94]*" in out and f"({FEW_NOTE})" in out
+    assert "cheap judge cheap: 36 calls in the run costing unknown (no price)" in out
     assert "--judge-id 'cascade:cheap#logprob>strong@0.4-0.6'" in out
 
 

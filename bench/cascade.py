@@ -34,6 +34,7 @@ from checkbench.fbbench.judgments import load_fbbench_judgment_dir
 from checkbench.judges.cascade import CascadeSettings
 from checkbench.llm import ModelOptions
 from checkbench.stats.estimate import Stat
+from checkbench.stats.notation import FEW_MARK, FEW_NOTE, few_units
 from checkbench.store import RunStore
 from checkbench.testing import ServerProcess
 
@@ -57,7 +58,8 @@ def _stat(st: Stat | None) -> str:
     if st is None or st.value is None:
         return "undefined".ljust(22)
     ci = f"[{st.low:.2f}, {st.high:.2f}]" if st.low is not None else "[-]"
-    return f"{st.value:.3f} {ci}".ljust(22)
+    few = FEW_MARK if few_units(st.units) else ""
+    return f"{st.value:.3f} {ci}{few}".ljust(22)
 
 
 def main() -> None:
@@ -105,6 +107,7 @@ def main() -> None:
             )
         stats = server.stats()
     print(f"\nreplay server: {stats['answered']} answers; escalated = share of checks")
+    print(f"{FEW_NOTE} (the intervals resample the {len(sample)} items)")
 
 
 if __name__ == "__main__":

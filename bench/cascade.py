@@ -15,8 +15,9 @@ cascade and of the cheap judge alone with GPT-4o (95% cluster-bootstrap interval
 Because the strong judge replays GPT-4o, the cascade agrees with GPT-4o on every escalated
 check: the figures show what escalating buys, not what a real strong judge would agree. The
 replay is priced as GPT-4o (2.5 / 10 USD per million tokens, the replay's tokens a quarter of
-the characters), so the costs are illustrations. The instructions are in English (the Chinese
-log-prob prompt gets no yes/no token from the embedded model).
+the characters), so the costs are illustrations; its models-file entry names the endpoint
+(`endpoint_name`), so a rerun on the same --out resumes with no new call. The instructions
+are in English (the Chinese log-prob prompt gets no yes/no token from the embedded model).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from checkbench.fbbench.judgments import load_fbbench_judgment_dir
 from checkbench.judges.cascade import CascadeSettings
 from checkbench.llm import ModelOptions
 from checkbench.stats.estimate import Stat
+from checkbench.stats.notation import FEW_MARK, FEW_NOTE, few_units
 from checkbench.store import RunStore
 from checkbench.testing import ServerProcess
 
@@ -56,7 +58,8 @@ def _stat(st: Stat | None) -> str:
     if st is None or st.value is None:
         return "undefined".ljust(22)
     ci = f"[{st.low:.2f}, {st.high:.2f}]" if st.low is not None else "[-]"
-    return f"{st.value:.3f} {ci}".ljust(22)
+    few = FEW_MARK if few_units(st.units) else ""
+    return f"{st.value:.3f} {ci}{few}".ljust(22)
 
 
 def main() -> None:
@@ -82,6 +85,7 @@ def main() -> None:
         models_file = out.parent / f"{out.name}-models.toml"
         models_file.write_text(
             f'[models.replay]\nmodel = "{reference}"\nbase_url = "{server.base_url}"\n'
+            f'endpoint_name = "replay of {reference}"\n'  # a rerun on --out resumes
             "price = { input = 2.5, output = 10.0 }\n"
         )
         options = ModelOptions(models_file=models_file)
@@ -103,6 +107,7 @@ def main() -> None:
             )
         stats = server.stats()
     print(f"\nreplay server: {stats['answered']} answers; escalated = share of checks")
+    print(f"{FEW_NOTE} (the intervals resample the {len(sample)} items)")
 
 
 if __name__ == "__main__":

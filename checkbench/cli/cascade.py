@@ -12,7 +12,9 @@ from rich.markup import escape
 from checkbench.console.render import console
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions
+from checkbench.steps.budget import CostLimit
 from checkbench.steps.progress import RichProgress
+from checkbench.steps.slices import Slice
 
 if TYPE_CHECKING:
     from checkbench.judges.cascade_summary import CascadeSummary
@@ -68,6 +70,12 @@ CascadeCalibration = Annotated[
         "(its name in the run, or an exported JSON file) before the band is applied.",
     ),
 ]
+CascadeJson = Annotated[
+    bool,
+    typer.Option(
+        "--json", help="With --escalate-to: print the cascade's summary as JSON, not lines."
+    ),
+]
 
 
 def run_cascade(
@@ -82,6 +90,9 @@ def run_cascade(
     calibration: str | None,
     language: str,
     options: ModelOptions,
+    slice_: Slice | None = None,
+    cost: CostLimit | None = None,
+    as_json: bool = False,
 ) -> bool:
     """Run and print the cascade when --escalate-to is given (True), else nothing (False);
     a cascade option without --escalate-to is refused."""
@@ -94,6 +105,7 @@ def run_cascade(
         "--reference-judge": reference_judge,
         "--budget-calls": budget_calls,
         "--calibration": calibration,
+        "--json": True if as_json else None,
     }
     if escalate_to is None:
         stray = [flag for flag, value in given.items() if value is not None]
@@ -112,8 +124,18 @@ def run_cascade(
     )
     with RichProgress() as progress:
         summary = api.cascade(
-            run_dir, judge_model, escalate_to, settings, options=options, progress=progress
+            run_dir,
+            judge_model,
+            escalate_to,
+            settings,
+            options=options,
+            progress=progress,
+            slice_=slice_,
+            cost=cost,
         )
+    if as_json:
+        print(summary.model_dump_json(indent=2))
+        return True
     print_cascade(summary)
     command = f"checkbench leaderboard {shlex.quote(str(run_dir))} --judge-id "
     console.print(
@@ -138,7 +160,7 @@ def _agreement(label: str, a: VerdictAgreement) -> str:
 
 def print_cascade(s: CascadeSummary) -> None:
     """The cascade's escalations, the strong judge's calls and cost, and its agreement."""
-    from checkbench.cli.judges import FEW_MARK, FEW_NOTE
+    from checkbench.stats.notation import FEW_MARK, FEW_NOTE
 
     low, high = s.band
     how = (
@@ -148,8 +170,9 @@ def print_cascade(s: CascadeSummary) -> None:
     )
     budget = f", budget {s.budget_calls} strong calls" if s.budget_calls is not None else ""
     share = f"{s.escalated_share:.3f}" if s.escalated_share is not None else "-"
+    part = f" on {escape(s.slice)}" if s.slice else ""
     lines = [
-        f"cascade [bold]{escape(s.judge)}[/]: band {low:.3g}-{high:.3g} ({how}){budget}",
+        f"cascade [bold]{escape(s.judge)}[/]{part}: band {low:.3g}-{high:.3g} ({how}){budget}",
         f"escalated: {s.escalated} of {s.checks} checks ({share}) from {s.escalated_replies} "
         f"of {s.replies} replies; {s.reused} decided by the strong judge before; "
         f"{s.unscored} unscored",
@@ -158,6 +181,10 @@ def print_cascade(s: CascadeSummary) -> None:
         f"this cascade's ~{_usd(s.strong_cost_usd)}, every reply by the strong judge "
         f"~{_usd(s.all_strong_cost_usd)}: saved ~{_usd(s.saved_usd)} and {s.calls_saved} of "
         f"{s.replies} calls (estimated at its mean cost per call)",
+        f"cheap judge {escape(s.cheap_model or s.cheap)}: {s.cheap_calls_in_run} calls in the run "
+        f"costing {_usd(s.cheap_cost_usd)}; the cascade ~{_usd(s.cascade_cost_usd)} against "
+        f"~{_usd(s.all_strong_cost_usd)} by the strong judge alone: saved "
+        f"~{_usd(s.net_saved_usd)}",
     ]
     if s.agreement is not None and s.cheap_agreement is not None:
         a = s.agreement

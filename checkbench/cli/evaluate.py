@@ -16,6 +16,7 @@ from checkbench.cli.cascade import (
     Band,
     BudgetCalls,
     CascadeCalibration,
+    CascadeJson,
     CascadeReference,
     EscalateTo,
     TargetAgreement,
@@ -55,7 +56,6 @@ from checkbench.console.render import (
     report_hint,
 )
 from checkbench.distributed import executor_named
-from checkbench.errors import InputError
 from checkbench.fbbench.cli import show_leaderboard
 from checkbench.llm import ModelOptions
 from checkbench.steps.budget import NO_LIMIT, CostLimit
@@ -80,6 +80,7 @@ def judge(
     reference_judge: CascadeReference = None,
     budget_calls: BudgetCalls = None,
     calibration: CascadeCalibration = None,
+    as_json: CascadeJson = False,
     options: ModelOptions = DEFAULT_OPTIONS,
     slice_: Slice = WHOLE_SLICE,
     cost: CostLimit = NO_LIMIT,
@@ -89,14 +90,8 @@ def judge(
 
     The slice flags judge a part of the run; at --max-cost it stops with exit code 3. With
     --escalate-to, judge as a cascade: the --judge model grades every check by P(yes) and the
-    checks it is unsure of go to the stronger model."""
-    if escalate_to is not None and (not slice_.whole or cost.max_cost is not None):
-        flag = "--max-cost" if cost.max_cost is not None else "a slice flag"
-        raise InputError(
-            f"a cascade (--escalate-to) judges the whole run: {flag} does not apply to it; "
-            "bound the strong judge with --budget-calls",
-            field="--escalate-to",
-        )
+    checks it is unsure of go to the stronger model (the slice flags and --max-cost apply to
+    both judges)."""
     cascade = {"band": band, "target_agreement": target_agreement, "budget_calls": budget_calls}
     if run_cascade(
         run_dir,
@@ -107,6 +102,9 @@ def judge(
         calibration=calibration,
         language=language,
         options=options,
+        slice_=slice_,
+        cost=cost,
+        as_json=as_json,
     ):
         return
     with RichProgress() as progress:

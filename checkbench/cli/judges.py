@@ -27,7 +27,7 @@ from checkbench.console.options import (
 )
 from checkbench.console.render import console, estimate_inline
 from checkbench.console.tables import Cell, Column, Grid, cell, estimate, show, stat_cell
-from checkbench.stats.notation import RATE_DIGITS, SCORE_DIGITS
+from checkbench.stats.notation import FEW_MARK, FEW_NOTE, RATE_DIGITS, SCORE_DIGITS, few_units
 
 if TYPE_CHECKING:
     from checkbench.judges.calibration import CalibrationReport
@@ -200,28 +200,21 @@ def export_labels(
     console.print(f"{written} labels written to [bold]{out}[/]", highlight=False)
 
 
-FEW = 10
-"""Below this many units, a figure is marked FEW_MARK: its interval says little."""
-FEW_MARK = "*"
-FEW_NOTE = (
-    f"{FEW_MARK} over fewer than {FEW} units (checks, items or models): its interval says little"
-)
-
-
 def _few(value: Stat | None) -> str:
-    return FEW_MARK if value is not None and value.value is not None and value.n < FEW else ""
+    few = value is not None and value.value is not None and few_units(value.units)
+    return FEW_MARK if few else ""
 
 
 def inline(value: Stat | None, digits: int = RATE_DIGITS) -> str:
     """A statistic and its interval on one line: 0.833 [0.71, 0.95]; "-" where undefined;
-    marked FEW_MARK over fewer than FEW units."""
+    marked FEW_MARK over fewer than FEW_UNITS units."""
     if value is None:
         return estimate_inline(None, None, None)
     return estimate_inline(value.value, value.low, value.high, digits, value.why) + _few(value)
 
 
 def _flagged(value: Stat | None, digits: int = RATE_DIGITS) -> Cell:
-    """A table cell of a statistic, marked FEW_MARK over fewer than FEW units."""
+    """A table cell of a statistic, marked FEW_MARK over fewer than FEW_UNITS units."""
     shown = stat_cell(value, digits)
     return replace(shown, value=shown.value + _few(value))
 

@@ -10,12 +10,20 @@ right on every check it takes. A budget of strong calls keeps the most uncertain
 most that many replies. Like every stage, it resumes: the cheap judge's verdicts and the strong
 judge's decisions (in any cascade of this run with the same strong judge) are kept, and the
 strong judge is asked only about checks it has not decided yet.
+
+A slice (`steps.slices.Slice`: --limit, --sample, --items, --tag, --model) cascades on a part
+of the run, recorded as the cascade's scope as plain judging records it (the same slice or a
+wider one resumes; a narrower one is refused); a cheap judge that graded more of the run (the
+whole of it) serves the cascade as it is, else its scope is claimed the same way. Under a cost
+limit (`steps.budget`) both judges' calls count against it, and the cascade stops before a call
+that could pass it; a rerun with a higher limit resumes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from checkbench.choices import JudgeMode
 from checkbench.errors import InputError
@@ -32,9 +40,12 @@ from checkbench.llm.base import ChatBackend
 from checkbench.schema import Item, Response, Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.steps.caller import Caller
+from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
-from checkbench.steps.stage import StageRun
+from checkbench.steps.slices import Slice, claim_judge, judged_scope, slice_scope
+from checkbench.steps.stage import StageRun, StageWork, dispatch_here
 from checkbench.store import RunStore
+from checkbench.store.scope import Scope
 
 __all__ = [
     "CASCADE_RECORD",
@@ -128,6 +139,13 @@ def _reply(v: Verdict) -> ReplyKey:
     return v.item_id, v.model, v.sample
 
 
+def _inside(scope: Scope, item_id: str, model: str) -> bool:
+    """Whether a reply of `model` to item `item_id` is in the scope."""
+    return (scope.item_ids is None or item_id in scope.item_ids) and (
+        scope.models is None or model in scope.models
+    )
+
+
 def _doubt(p: float | None) -> float:
     """How far P(yes) is from a coin toss; an unscored check (None) is the most uncertain."""
     return -1.0 if p is None else abs(p - 0.5)
@@ -209,10 +227,18 @@ class _Escalation:
     checks: frozenset[str]
 
 
-def check_inputs(store: RunStore, cheap: str, settings: CascadeSettings) -> None:
-    """Refuse a calibration of another judge and a reference without verdicts, before the
-    cascade calls or writes anything."""
+def check_inputs(
+    store: RunStore,
+    cheap: str,
+    settings: CascadeSettings,
+    strong: str | None = None,
+    slice_: Slice | None = None,
+) -> None:
+    """Refuse a calibration of another judge, a reference without verdicts, and a slice
+    narrower than the one the cheap judge (or, with a given band, the cascade named by the
+    strong judge id `strong`) judged before, before the cascade calls or writes anything."""
     settings.check()
+    decider = cheap
     if settings.calibration is not None:
         artefact = load_calibration(store, settings.calibration)
         if artefact.judge != cheap:
@@ -221,6 +247,7 @@ def check_inputs(store: RunStore, cheap: str, settings: CascadeSettings) -> None
                 f"judge {cheap!r}",
                 field="calibration",
             )
+        decider = artefact.name
     reference = settings.reference
     if reference is not None and not any(v.passed is not None for v in store.verdicts(reference)):
         found = ", ".join(store.judges()) or "none"
@@ -228,6 +255,52 @@ def check_inputs(store: RunStore, cheap: str, settings: CascadeSettings) -> None
             f"no labelled part: no verdicts by reference judge {reference!r} (judges: {found})",
             field="reference_judge",
         )
+    slice_ = slice_ or Slice()
+    scope = _claim_cheap(store, cheap, slice_, write=False)
+    if settings.target_agreement is not None and settings.reference is not None:
+        labelled = [
+            v
+            for v in store.verdicts(settings.reference)
+            if v.passed is not None and _inside(scope, v.item_id, v.model)
+        ]
+        if not labelled:
+            raise InputError(
+                f"no labelled part to fit the band on: reference judge {settings.reference!r} "
+                f"graded no check in this slice ({scope.spec})",
+                field="target_agreement",
+            )
+    if strong is not None and settings.target_agreement is None:
+        name = cascade_name(decider, strong, settings.band, settings.budget_calls)
+        claim_judge(store, name, slice_, write=False)
+
+
+def _claim_cheap(store: RunStore, cheap: str, slice_: Slice, *, write: bool) -> Scope:
+    """The slice's scope, claimed for the cheap judge unless it covers it already (a cheap
+    judge that graded the whole run serves a cascade on any slice of it)."""
+    scope = slice_scope(store, slice_)
+    prior = judged_scope(store, cheap)
+    if prior is None or not prior.covers(scope):
+        claim_judge(store, cheap, slice_, write=write)
+    return scope
+
+
+@dataclass(frozen=True)
+class _Only:
+    """Judging's dispatch here, of the jobs (item, response, tried) inside the scope only."""
+
+    scope: Scope
+
+    async def __call__(
+        self,
+        stage: StageRun,
+        work: StageWork[Any, Any],
+        models: Mapping[str, StepModel],
+        jobs: Iterable[Any],
+        workers: int,
+        done: Callable[[Any], None],
+    ) -> None:
+        kept = (job for job in jobs if _inside(self.scope, job[1].item_id, job[1].model))
+        await dispatch_here(stage, work, models, kept, workers, done)
 
 
 async def cascade_responses(
@@ -236,24 +309,42 @@ async def cascade_responses(
     strong: ChatBackend,
     *,
     settings: CascadeSettings,
+    slice_: Slice | None = None,
     caller: Caller | None = None,
     progress: ProgressSink | None = None,
 ) -> CascadeSummary:
-    """Run the cascade on every reply of the run (see the module's docstring); its summary is
-    kept in the run (kind CASCADE_RECORD, keyed by the cascade's judge id) and returned."""
+    """Run the cascade on every reply of the run (of the slice; see the module's docstring);
+    its summary is kept in the run (kind CASCADE_RECORD, keyed by the cascade's judge id) and
+    returned."""
     caller = caller or Caller(store)
+    slice_ = slice_ or Slice()
     mode: JudgeMode = "logprob"
     cheap_settings = JudgeSettings(mode=mode, language=settings.language)
     strong_settings = JudgeSettings(language=settings.language)
-    await judge_responses(store, cheap, settings=cheap_settings, caller=caller, progress=progress)
-    decider, graded = _graded(store, judge_name(cheap, cheap_settings), settings.calibration)
+    cheap_id = judge_name(cheap, cheap_settings)
+    scope = _claim_cheap(store, cheap_id, slice_, write=True)
+    await judge_responses(
+        store,
+        cheap,
+        settings=cheap_settings,
+        caller=caller,
+        progress=progress,
+        dispatch=_Only(scope),
+    )
+    decider, graded = _graded(store, cheap_id, settings.calibration)
+    graded = [v for v in graded if _inside(scope, v.item_id, v.model)]
     strong_id = judge_name(strong, strong_settings)
     gold = store.verdicts(settings.reference) if settings.reference is not None else []
     band, fitted_on = settings.band, None
     if settings.target_agreement is not None:
         band, fitted_on = fit_band(graded, gold, settings.target_agreement)
     name = cascade_name(decider, strong_id, band, settings.budget_calls)
-    responses = {(r.item_id, r.model, r.sample): r for r in store.responses()}
+    claim_judge(store, name, slice_)
+    responses = {
+        (r.item_id, r.model, r.sample): r
+        for r in store.responses()
+        if _inside(scope, r.item_id, r.model)
+    }
     failed = {key for key, r in responses.items() if r.error is not None or r.content is None}
     chosen = {k for k in escalated(graded, band, settings.budget_calls) if k[:3] not in failed}
     store.put_verdicts(
@@ -285,6 +376,7 @@ async def cascade_responses(
     facts = CascadeFacts(
         judge=name,
         cheap=decider,
+        cheap_model=cheap.name,
         strong=strong_id,
         band=band,
         fitted_on=fitted_on,
@@ -293,6 +385,7 @@ async def cascade_responses(
         reused=len(reused),
         called=stage.caller.counters.calls - calls_before,
         cached=stage.caller.counters.cached - cached_before,
+        slice=scope.spec,
     )
     summary = cascade_summary(
         store,

@@ -17,16 +17,20 @@ from checkbench.store import RecordKind, RunStore
 
 
 class CascadeSummary(BaseModel):
-    """A cascade's figures. Costs are in USD, None when the strong judge has no price (or
-    has not been called). The strong judge's calls in the run are counted and billed; the
-    cascade's own strong cost and that of the strong judge grading every reply are estimated
-    as its mean cost per call in this run times the escalated replies, and times every reply
-    (each of its calls grades only the escalated checks of a reply, so the full cost is
-    underestimated and the saving understated)."""
+    """A cascade's figures. Costs are in USD, None when the judge has no price (or the
+    strong judge has not been called). Each judge's calls in the run are counted and billed;
+    the cascade's own strong cost and that of the strong judge grading every reply are
+    estimated as its mean cost per call in this run times the escalated replies, and times
+    every reply (each of its calls grades only the escalated checks of a reply, so the full
+    cost is underestimated and the saving understated)."""
 
     judge: str
     cheap: str
+    cheap_model: str | None = None
+    """The cheap judge's model as the run names it (its calls and cost are billed under it)."""
     strong: str
+    slice: str = ""
+    """The slice cascaded on, as its flags ("" for the whole run)."""
     band: tuple[float, float]
     target_agreement: float | None = None
     band_fitted_on: int | None = None
@@ -52,7 +56,15 @@ class CascadeSummary(BaseModel):
     all_strong_cost_usd: float | None
     """Estimated cost of the strong judge grading every reply: the mean per call x replies."""
     saved_usd: float | None
-    """all_strong_cost_usd - strong_cost_usd."""
+    """all_strong_cost_usd - strong_cost_usd: the strong judge's calls saved, at its price."""
+    cheap_calls_in_run: int = 0
+    cheap_cost_usd: float | None = None
+    """What the cheap judge's calls in this run cost (None: no price)."""
+    cascade_cost_usd: float | None = None
+    """cheap_cost_usd + strong_cost_usd: what the cascade cost."""
+    net_saved_usd: float | None = None
+    """all_strong_cost_usd - cascade_cost_usd: saved against judging every reply with the
+    strong judge alone, the cheap judge's cost counted."""
     calls_saved: int
     """Strong-judge calls not made: replies minus escalated replies."""
     unscored: int
@@ -73,6 +85,7 @@ class CascadeFacts:
 
     judge: str
     cheap: str
+    cheap_model: str
     strong: str
     band: tuple[float, float]
     fitted_on: int | None
@@ -81,13 +94,14 @@ class CascadeFacts:
     reused: int
     called: int
     cached: int
+    slice: str = ""
 
 
-def _strong_cost(store: RunStore, strong: str) -> tuple[int, float | None]:
-    """The strong judge's calls in the run and what they cost (None: no price)."""
-    usage = [u for u in store.usage() if u.model == strong and u.role == "judge"]
+def _judge_cost(store: RunStore, model: str) -> tuple[int, float | None]:
+    """A judge model's calls in the run and what they cost (None: no price)."""
+    usage = [u for u in store.usage() if u.model == model and u.role == "judge"]
     calls = sum(u.calls for u in usage)
-    priced = store.prices().get(strong)
+    priced = store.prices().get(model)
     if priced is None:
         return calls, None
     price = Price.model_validate(priced)
@@ -108,7 +122,8 @@ def cascade_summary(
 ) -> CascadeSummary:
     """The summary of a cascade from its stored verdicts and the run's accounting."""
     own = store.verdicts(facts.judge)
-    calls, cost = _strong_cost(store, facts.strong)
+    calls, cost = _judge_cost(store, facts.strong)
+    cheap_calls, cheap_cost = _judge_cost(store, facts.cheap_model)
     escalated_replies = len({key[:3] for key in facts.escalated})
     per_call = cost / calls if cost is not None and calls else None
     agreements: dict[str, VerdictAgreement] = {}
@@ -119,10 +134,18 @@ def cascade_summary(
         for key, verdicts in (("agreement", own), ("cheap_agreement", graded)):
             kept = [v for v in verdicts if v.item_id not in excluded]
             agreements[key] = verdict_agreement(gold, kept, b=b, seed=seed, level=level)
+    strong_cost = _times(per_call, escalated_replies)
+    all_strong = _times(per_call, facts.replies)
+    cascade_cost = (
+        None if cheap_cost is None or (strong_cost is None and escalated_replies) else
+        cheap_cost + (strong_cost or 0.0)
+    )  # fmt: skip
     return CascadeSummary(
         judge=facts.judge,
         cheap=facts.cheap,
+        cheap_model=facts.cheap_model,
         strong=facts.strong,
+        slice=facts.slice,
         band=facts.band,
         target_agreement=target_agreement,
         band_fitted_on=facts.fitted_on,
@@ -137,9 +160,15 @@ def cascade_summary(
         strong_cached=facts.cached,
         strong_calls_in_run=calls,
         strong_cost_in_run_usd=cost,
-        strong_cost_usd=_times(per_call, escalated_replies),
-        all_strong_cost_usd=_times(per_call, facts.replies),
+        strong_cost_usd=strong_cost,
+        all_strong_cost_usd=all_strong,
         saved_usd=_times(per_call, facts.replies - escalated_replies),
+        cheap_calls_in_run=cheap_calls,
+        cheap_cost_usd=cheap_cost,
+        cascade_cost_usd=cascade_cost,
+        net_saved_usd=None
+        if all_strong is None or cascade_cost is None
+        else all_strong - cascade_cost,
         calls_saved=facts.replies - escalated_replies,
         unscored=sum(v.passed is None for v in own),
         reference=reference,

@@ -121,13 +121,15 @@ class ModelSpec:
     def identity(self, options: ModelOptions) -> str:
         """What makes two answers comparable: kind, model, endpoint and default sampling. The
         replicas of a models-file entry stand for one endpoint named after the alias, so the
-        identity stays whichever replicas serve it and whichever one answers."""
+        identity stays whichever replicas serve it and whichever one answers. An entry's
+        `endpoint_name` stands for its endpoint, wherever the server is reached."""
         model = Path(self.target).stem if self.kind == "local" else self.target
+        named = f"endpoint {self.entry.endpoint_name}" if self.entry.endpoint_name else None
         replicas = f"replicas of {self.alias}" if self.entry.base_urls else None
         payload = {
             "kind": self.kind,
             "model": model,
-            "endpoint": replicas or self.endpoint(options),
+            "endpoint": named or replicas or self.endpoint(options),
             "sampling": self.entry.sampling().model_dump(exclude_none=True),
         }
         return json.dumps(payload, sort_keys=True, separators=(",", ":"))

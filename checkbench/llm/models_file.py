@@ -6,6 +6,7 @@
     concurrency = 32                           # per endpoint, to start with
     max_concurrency = 128                      # how high the adaptive limit may grow
     price = { input = 0.15, output = 0.60 }    # USD per million tokens, kept by the run
+    endpoint_name = "qwen-lab"                 # optional: identity by this name, not the URL
 
 Every mistake is reported as one located line: file, line, field.
 """
@@ -116,6 +117,10 @@ class ModelEntry(Sampling):
     base_url: BaseUrl | None = None
     base_urls: list[BaseUrl] | None = Field(default=None, min_length=1)
     """Replicas serving the same model (vLLM, SGLang); calls go to the least loaded one."""
+    endpoint_name: str | None = Field(default=None, min_length=1, max_length=200)
+    """A stable name for the endpoint, standing for its URL in the model's identity: a server
+    that comes back at another address (a replay judge on a fresh port, a moved deployment)
+    is the same model to the run and its cache, so a rerun resumes."""
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     concurrency: int | None = Field(default=None, ge=1)
     max_concurrency: int | None = Field(default=None, ge=1)

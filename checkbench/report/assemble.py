@@ -12,6 +12,7 @@ from checkbench import registry
 from checkbench.inputs import output_file
 from checkbench.jsonl import write_text_atomic
 from checkbench.report.audit import audit_section
+from checkbench.report.cascade import cascade_section
 from checkbench.report.compare import compare_section
 from checkbench.report.facts import run_facts
 from checkbench.report.items import ItemDetails
@@ -28,6 +29,7 @@ SECTIONS: dict[str, Section] = {
     "facts": run_facts,
     "leaderboards": leaderboards,
     "meta": judges_section,
+    "cascade": cascade_section,
     "compare": compare_section,
     "audit": audit_section,
 }

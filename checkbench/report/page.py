@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
+from checkbench.stats.notation import NOTATION
+
 ASSETS = files("checkbench.report") / "assets"
 _JSON_ESCAPES = str.maketrans(
     {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
@@ -132,7 +134,7 @@ def render_page(data: dict[str, Any], chunks: list[dict[str, Any]] | None = None
     style = _ascii((ASSETS / "report.css").read_text(encoding="utf-8"), css=True)
     if "</" in script or "</" in style:
         raise ValueError("inline assets must not contain '</'")
-    page = {**data, "mode": "served" if served else "file"}
+    page = {**data, "mode": "served" if served else "file", "notation": NOTATION}
     page_json = script_json(page, ascii_only=not served)
     blocks = [f'<script type="application/json" id="cb-data">{page_json}</script>']
     for n, chunk in enumerate(chunks or []):

@@ -193,7 +193,9 @@ def agreement_from_tables(
     total = tables.sum(axis=0)
     draws = _resample(tables, b, seed)
     stats = {
-        name: Stat.from_draws(float(fn(total)), fn(draws), int(support(total)), level)
+        name: Stat.from_draws(float(fn(total)), fn(draws), int(support(total)), level).model_copy(
+            update={"resampled": len(tables)}
+        )
         for name, (fn, support) in _STATISTICS.items()
     }
     if min(total[:, 0].sum(), total[:, 1].sum()) == 0:  # the judge gave one verdict to all

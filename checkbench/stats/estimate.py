@@ -43,6 +43,15 @@ class Stat(BaseModel):
     n: int
     why: str | None = Field(default=None, exclude_if=lambda why: why is None)
     """Why the interval is degenerate (SAME, FEW, CONSTANT), when it is."""
+    resampled: int | None = Field(default=None, exclude_if=lambda k: k is None)
+    """The units the bootstrap resampled when they are groups of the `n` units (clusters:
+    items, instructions), else None."""
+
+    @property
+    def units(self) -> int:
+        """The fewest units the interval rests on: the `n` units, or the clusters resampled
+        when fewer."""
+        return self.n if self.resampled is None else min(self.n, self.resampled)
 
     @classmethod
     def from_estimate(cls, estimate: Estimate) -> Stat:

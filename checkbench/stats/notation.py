@@ -4,6 +4,8 @@ A score (a mean of item scores, 0-100) reads `57.50 [52.1, 63.0]`; a rate or a c
 (F1, accuracy, agreement, kappa, tau_b, rho: 0-1 or -1 to 1) reads `0.842 [0.71, 0.95]`. The
 interval has one decimal fewer than the value. `[n too small]` stands where there were too few
 items to resample; `-` where the statistic itself is undefined (docs/protocols.md, section 0).
+A figure over fewer than FEW_UNITS units is marked FEW_MARK, with FEW_NOTE saying why, by the
+terminal and the report alike (the report reads them from its page data, `notation`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,22 @@ SCORE_DIGITS = 2
 RATE_DIGITS = 3
 NO_INTERVAL = "n too small"
 UNDEFINED = "-"
+FEW_UNITS = 10
+"""Below this many units (checks, items or models), a figure's interval says little."""
+FEW_MARK = "*"
+FEW_REASON = (
+    f"over fewer than {FEW_UNITS} units (checks, items or models): its interval says little"
+)
+FEW_NOTE = f"{FEW_MARK} {FEW_REASON}"
+
+
+def few_units(n: int | None) -> bool:
+    """Whether a figure over `n` units is over too few for its interval to say much."""
+    return n is not None and n < FEW_UNITS
+
+
+NOTATION = {"few_units": FEW_UNITS, "few_mark": FEW_MARK, "few_reason": FEW_REASON}
+"""What the report's script needs of this notation (page data `notation`)."""
 
 
 def _defined(value: float | None) -> TypeGuard[float]:

@@ -215,17 +215,10 @@ def run_scope(store: RunStore, selected: Sequence[str], slice_: Slice) -> Scope:
     return Scope(spec=spec, item_ids=list(selected))
 
 
-def claim_judge(store: RunStore, judge: str, slice_: Slice) -> Scope:
-    """Record the part of the run `judge` judges: the slice's items among the run's (and its
-    models among the run's), which must cover what the judge covered already (its recorded
-    scope, or the whole run when it has verdicts and none); returns it."""
-    key = judge_scope_key(judge)
-    prior = store.scope(key)
-    if prior is None and judge in store.judges():
-        prior = WHOLE
+def slice_scope(store: RunStore, slice_: Slice) -> Scope:
+    """The part of the run the slice selects: its items among the run's and its models among
+    the run's (None where it is every one); an unknown model or tag facet is an InputError."""
     if slice_.whole:
-        if prior is not None and not prior.whole:
-            store.put_record(SCOPES, key, WHOLE)
         return WHOLE
     heads = [(head.id, head.tags) for head in store.item_heads()]
     ids = None if slice_.items_only else slice_.select(heads)
@@ -241,8 +234,32 @@ def claim_judge(store: RunStore, judge: str, slice_: Slice) -> Scope:
                 field="--model",
             )
         models = None if set(known) <= set(slice_.models) else list(slice_.models)
-    scope = Scope(spec=slice_.spec(), item_ids=ids, models=models)
+    return Scope(spec=slice_.spec(), item_ids=ids, models=models)
+
+
+def judged_scope(store: RunStore, judge: str) -> Scope | None:
+    """The part of the run `judge` covered so far: its recorded scope, the whole run when it
+    has verdicts and none, None when it has not judged."""
+    prior = store.scope(judge_scope_key(judge))
+    if prior is None and judge in store.judges():
+        prior = WHOLE
+    return prior
+
+
+def claim_judge(store: RunStore, judge: str, slice_: Slice, *, write: bool = True) -> Scope:
+    """Record the part of the run `judge` judges: the slice's items among the run's (and its
+    models among the run's), which must cover what the judge covered already (its recorded
+    scope, or the whole run when it has verdicts and none); returns it. With `write=False`,
+    only checked (a refusal is the same InputError), nothing recorded."""
+    key = judge_scope_key(judge)
+    prior = judged_scope(store, judge)
+    if slice_.whole:
+        if write and prior is not None and not prior.whole:
+            store.put_record(SCOPES, key, WHOLE)
+        return WHOLE
+    scope = slice_scope(store, slice_)
     if prior is not None and not scope.covers(prior):
+        ids, models = scope.item_ids, scope.models
         had_items = prior.item_ids or [item_id for item_id, *_ in store.item_columns()]
         had_models = prior.models or store.models()
         kept = set(had_items if ids is None else ids)
@@ -251,7 +268,8 @@ def claim_judge(store: RunStore, judge: str, slice_: Slice) -> Scope:
         raise InputError(
             _refusal(f"judge {judge} covers {len(left)} item(s) or model(s)", left, prior)
         )
-    store.put_record(SCOPES, key, scope)
+    if write:
+        store.put_record(SCOPES, key, scope)
     return scope
 
 

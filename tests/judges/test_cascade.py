@@ -25,6 +25,7 @@ from checkbench.judges.cascade import (
 from checkbench.judges.reference import CALIBRATION_RECORD
 from checkbench.llm import ModelOptions
 from checkbench.schema import Check, Item, Message, Response, Verdict
+from checkbench.stats.notation import FEW_NOTE
 from checkbench.store import RunStore
 from checkbench.testing import OpenAIServer, ReplayJudge, completion
 from tests.conftest import run_cli
@@ -54,6 +55,7 @@ def _run(tmp_path: Path) -> Path:
                 id=f"q{i}",
                 messages=[Message(role="user", content=f"question {i}")],
                 checklist=[Check(id=f"c{k}", text=f"p={_p(i, k)}") for k in range(CHECKS)],
+                tags={"parity": ["even" if i % 2 == 0 else "odd"]},
             )
             store.add_items([item])
             for model in MODELS:
@@ -77,19 +79,39 @@ def _p_yes(body: dict[str, Any], _headers: dict[str, str]) -> tuple[int, dict]:
     return 200, reply
 
 
+CHEAP_PRICE = {"input": 0.1, "output": 0.4}
+
+
 class Judges:
-    """The two servers and the models file naming them (the strong one priced)."""
+    """The two servers and the models file naming them (the strong one priced, the cheap one
+    too with `cheap_priced`; both known by their `endpoint_name` with `named`)."""
 
     def __init__(
-        self, run_dir: Path, tmp_path: Path, stack: ExitStack, strong_delay_s: float = 0.0
+        self,
+        run_dir: Path,
+        tmp_path: Path,
+        stack: ExitStack,
+        strong_delay_s: float = 0.0,
+        *,
+        cheap_priced: bool = False,
+        named: bool = False,
     ) -> None:
         self.cheap = stack.enter_context(OpenAIServer(_p_yes))
         self.replay = ReplayJudge(run_dir, "ref")
         self.strong = stack.enter_context(OpenAIServer(self.replay, delay_s=strong_delay_s))
+        cheap_price = (
+            f"price = {{ input = {CHEAP_PRICE['input']}, output = {CHEAP_PRICE['output']} }}\n"
+            if cheap_priced
+            else ""
+        )
+        cheap_name = 'endpoint_name = "cheap-lab"\n' if named else ""
+        strong_name = 'endpoint_name = "replay-of-ref"\n' if named else ""
         self.models = tmp_path / "checkbench.toml"
         self.models.write_text(
             f'[models.cheap]\nmodel = "cheap"\nbase_url = "{self.cheap.base_url}"\n'
+            f"{cheap_price}{cheap_name}"
             f'[models.strong]\nmodel = "strong"\nbase_url = "{self.strong.base_url}"\n'
+            f"{strong_name}"
             f"price = {{ input = {PRICE['input']}, output = {PRICE['output']} }}\n"
         )
         self.options = ModelOptions(models_file=self.models, retries=0)
@@ -219,8 +241,12 @@ def _state(run_dir: Path) -> tuple:
         (("--target-agreement", "0.9", "--reference-judge", "nobody"), "no labelled part"),
         (("--budget-calls", "-1"), "0 or more"),
         (("--calibration", "none-such"), "no calibration 'none-such'"),
-        (("--max-cost", "1"), "--max-cost does not apply to it"),
-        (("--limit", "2"), "a slice flag does not apply to it"),
+        (("--band", "-0.1,0.5"), "0 <= LO <= HI <= 1"),
+        (("--target-agreement", "1.5", "--reference-judge", "ref"), "in (0, 1]"),
+        (("--max-cost", "1"), "has no price"),
+        (("--max-cost", "-1"), "greater than or equal to 0"),
+        (("--tag", "colour=red"), "no item has the tag facet 'colour'"),
+        (("--model", "m9"), "no model 'm9' in this run"),
     ],
 )
 def test_bad_cascade_input_is_one_line_and_exit_2(
@@ -266,6 +292,9 @@ def test_the_cli_prints_the_cascade_summary(setup) -> None:
     assert "escalated: 12 of 36 checks (0.333) from 8 of 12 replies" in out
     assert "strong judge strong: 8 calls now (0 cached)" in out and "saved ~$" in out
     assert "against ref (36 checks, 6 items): cascade 1.000 [" in out
+    # Over 6 items (fewer than FEW_UNITS), each figure is marked, with the reason in words.
+    assert "cheap judge alone 0.833 [0.72, 0.94]*" in out and f"({FEW_NOTE})" in out
+    assert "cheap judge cheap: 36 calls in the run costing unknown (no price)" in out
     assert "--judge-id 'cascade:cheap#logprob>strong@0.4-0.6'" in out
 
 
@@ -327,3 +356,174 @@ def test_a_killed_cascade_resumes_without_paying_twice(tmp_path: Path) -> None:
     assert len(judges.cheap.requests) == cheap_calls
     with RunStore.existing(run_dir) as store:
         assert all(v.passed is not None for v in store.verdicts(summary.judge))
+
+
+def _cli(run_dir: Path, judges: Judges, *args: str) -> Any:
+    return run_cli(
+        "judge", str(run_dir), "--judge", "cheap", "--escalate-to", "strong",
+        "--models", str(judges.models), *args,
+    )  # fmt: skip
+
+
+def test_the_cost_limit_stops_the_cascade_and_a_higher_one_resumes(tmp_path: Path) -> None:
+    run_dir = _run(tmp_path)
+    with ExitStack() as stack:
+        judges = Judges(run_dir, tmp_path, stack, cheap_priced=True)
+        # The cheap judge's 36 calls (one a check) fit, not the strong judge's 12: it stops
+        # among them.
+        stopped = _cli(run_dir, judges, "--max-cost", "0.008", "--concurrency", "1")
+        assert stopped.returncode == 3, stopped.stderr
+        [line] = stopped.stderr.strip().splitlines()
+        assert line.startswith("stopped at the cost limit: spent $") and "left" in line
+        assert "rerun with a higher --max-cost to resume" in line
+        cheap_calls, asked = len(judges.cheap.requests), len(judges.strong.requests)
+        assert cheap_calls == ITEMS * len(MODELS) * CHECKS and 0 < asked < ITEMS * len(MODELS)
+        with RunStore.existing(run_dir) as store:
+            spent = sum(
+                (u.prompt_tokens * price["input"] + u.completion_tokens * price["output"]) / 1e6
+                for u in store.usage()
+                for price in [PRICE if u.model == "strong" else CHEAP_PRICE]
+            )
+        assert spent <= 0.008
+        resumed = _cli(run_dir, judges, "--max-cost", "1", "--json")
+        assert resumed.returncode == 0, resumed.stderr
+    summary = api.CascadeSummary.model_validate_json(resumed.stdout)
+    # Nothing asked twice: the cheap judge not again, the strong judge only for the rest.
+    assert len(judges.cheap.requests) == cheap_calls
+    assert len(judges.strong.requests) == summary.escalated_replies == ITEMS * len(MODELS)
+    assert summary.strong_calls == summary.escalated_replies - asked
+    # Both judges' costs, and the saving against the strong judge on every reply.
+    assert summary.cheap_calls_in_run == cheap_calls and summary.cheap_cost_usd > 0
+    assert summary.cascade_cost_usd == pytest.approx(
+        summary.cheap_cost_usd + summary.strong_cost_usd
+    )
+    assert summary.net_saved_usd == pytest.approx(
+        summary.all_strong_cost_usd - summary.cascade_cost_usd
+    )
+    assert summary.cheap_cost_usd + summary.strong_cost_in_run_usd <= 1.0
+
+
+def test_an_unpriced_judge_under_a_cost_limit_is_refused_before_any_call(setup) -> None:
+    run_dir, judges = setup  # the cheap judge has no price
+    before = _state(run_dir)
+    result = _cli(run_dir, judges, "--max-cost", "5")
+    [line] = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and "model 'cheap' has no price" in line
+    assert judges.cheap.requests == [] and judges.strong.requests == []
+    assert _state(run_dir) == before
+    # Priced with --price, it runs.
+    priced = _cli(run_dir, judges, "--max-cost", "5", "--price", "cheap=0,0", "--json")
+    assert priced.returncode == 0, priced.stderr
+    summary = api.CascadeSummary.model_validate_json(priced.stdout)
+    assert summary.cheap_cost_usd == 0.0 and summary.net_saved_usd is not None
+
+
+@pytest.mark.parametrize(
+    ("flags", "replies"),
+    [
+        (("--limit", "2"), {("q0", "m1"), ("q0", "m2"), ("q1", "m1"), ("q1", "m2")}),
+        (("--tag", "parity=odd", "--model", "m2"), {(f"q{i}", "m2") for i in (1, 3, 5)}),
+        (("--sample", "3", "--sample-seed", "1"), None),
+    ],
+)
+def test_the_slice_flags_cascade_on_part_of_the_run(
+    setup, flags: tuple[str, ...], replies: set[tuple[str, str]] | None
+) -> None:
+    run_dir, judges = setup
+    result = _cli(run_dir, judges, *flags, "--reference-judge", "ref", "--json")
+    assert result.returncode == 0, result.stderr
+    summary = api.CascadeSummary.model_validate_json(result.stdout)
+    with RunStore.existing(run_dir) as store:
+        cheap = {(v.item_id, v.model) for v in store.verdicts("cheap#logprob")}
+        own = {(v.item_id, v.model) for v in store.verdicts(summary.judge)}
+        scope = store.judge_scope(summary.judge)
+    if replies is None:  # a seeded sample of 3 items, both models
+        assert len({item for item, _ in own}) == 3 and len(own) == 6
+        replies = own
+    assert cheap == own == replies and summary.replies == len(replies)
+    assert summary.checks == len(replies) * CHECKS and summary.slice == scope.spec != ""
+    assert len(judges.cheap.requests) == len(replies) * CHECKS  # one call a check
+    assert summary.agreement.n == len(replies) * CHECKS  # the reference's outside left out
+    # The same slice again resumes with no call; a narrower one is refused, nothing written.
+    again = _cli(run_dir, judges, *flags, "--reference-judge", "ref", "--json")
+    assert again.returncode == 0, again.stderr
+    assert len(judges.cheap.requests) == len(replies) * CHECKS  # one call a check
+    assert api.CascadeSummary.model_validate_json(again.stdout).strong_calls == 0
+    before = _state(run_dir)
+    narrower = _cli(run_dir, judges, "--limit", "0")
+    [line] = narrower.stderr.strip().splitlines()
+    assert narrower.returncode == 2 and "outside this slice" in line
+    assert _state(run_dir) == before
+
+
+def test_an_endpoint_name_resumes_a_judge_served_at_another_address(tmp_path: Path) -> None:
+    run_dir = _run(tmp_path)
+    with ExitStack() as stack:
+        first = Judges(run_dir, tmp_path, stack, named=True)
+        summary = first.run(run_dir, CascadeSettings())
+        assert summary.strong_calls == summary.escalated_replies > 0
+    # The servers come back on other ports; the models file names them the same.
+    (tmp_path / "again").mkdir()
+    with ExitStack() as stack:
+        again = Judges(run_dir, tmp_path / "again", stack, named=True)
+        assert again.strong.base_url != first.strong.base_url
+        resumed = again.run(run_dir, CascadeSettings())
+        assert resumed.judge == summary.judge and resumed.strong == "strong"
+        assert resumed.strong_calls == 0 and resumed.reused == resumed.escalated
+        assert again.strong.requests == [] and again.cheap.requests == []
+    # Without the name, the server at a new address is another model: asked all over again.
+    with ExitStack() as stack:
+        (tmp_path / "unnamed").mkdir()
+        unnamed = Judges(run_dir, tmp_path / "unnamed", stack)
+        fresh = unnamed.run(run_dir, CascadeSettings())
+        assert fresh.strong != "strong" and fresh.strong.startswith("strong~")
+        assert fresh.strong_calls == fresh.escalated_replies == len(unnamed.strong.requests) > 0
+
+
+def test_json_goes_with_escalate_to(tmp_path: Path) -> None:
+    run_dir = _run(tmp_path)
+    before = _state(run_dir)
+    result = run_cli("judge", str(run_dir), "--judge", "openai:x@http://127.0.0.1:9/v1", "--json")
+    [line] = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and "--json go with --escalate-to" in line
+    assert _state(run_dir) == before
+
+
+def test_a_target_with_no_labelled_check_in_the_slice_is_refused(tmp_path: Path) -> None:
+    run_dir = _run(tmp_path)
+    with RunStore.existing(run_dir, writer=True) as store:  # labels on an even item only
+        store.put_verdicts(
+            v.model_copy(update={"judge": "ref-q0"}) for v in store.verdicts("ref")
+            if v.item_id == "q0"
+        )  # fmt: skip
+    before = _state(run_dir)
+    nowhere = "http://127.0.0.1:9/v1"
+    result = run_cli(
+        "judge", str(run_dir), "--judge", f"openai:cheap@{nowhere}",
+        "--escalate-to", f"openai:strong@{nowhere}", "--target-agreement", "0.9",
+        "--reference-judge", "ref-q0", "--tag", "parity=odd",
+    )  # fmt: skip
+    [line] = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and "no labelled part" in line and "parity=odd" in line
+    assert _state(run_dir) == before
+
+
+def test_a_cheap_judge_of_the_whole_run_serves_a_cascade_on_a_slice(setup) -> None:
+    run_dir, judges = setup
+    whole = run_cli(
+        "judge", str(run_dir), "--judge", "cheap", "--mode", "logprob",
+        "--models", str(judges.models),
+    )  # fmt: skip
+    assert whole.returncode == 0, whole.stderr
+    cheap_calls = len(judges.cheap.requests)
+    assert cheap_calls == ITEMS * len(MODELS) * CHECKS
+    result = _cli(run_dir, judges, "--model", "m1", "--band", "0.4,0.6", "--json")
+    assert result.returncode == 0, result.stderr
+    summary = api.CascadeSummary.model_validate_json(result.stdout)
+    # No cheap call again; the strong judge asked about m1's replies only.
+    assert len(judges.cheap.requests) == cheap_calls
+    assert summary.replies == ITEMS and summary.checks == ITEMS * CHECKS
+    assert {r["messages"][-1]["content"].count("m1 ") for r in judges.strong.requests} == {1}
+    with RunStore.existing(run_dir) as store:
+        assert store.judge_scope("cheap#logprob").whole  # still the whole run's judge
+        assert {v.model for v in store.verdicts(summary.judge)} == {"m1"}

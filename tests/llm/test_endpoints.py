@@ -80,6 +80,26 @@ def test_inline_spec_and_alias_resolve_to_their_own_endpoints(tmp_path: Path) ->
         parse_model_spec("qwne", options)
 
 
+def test_an_endpoint_name_stands_for_the_url_in_the_identity(tmp_path: Path) -> None:
+    def identity(url: str, name: str | None, model: str = "gpt-4o") -> str:
+        path = tmp_path / "models.toml"
+        named = f'endpoint_name = "{name}"\n' if name else ""
+        path.write_text(f'[models.j]\nmodel = "{model}"\nbase_url = "{url}"\n{named}')
+        options = ModelOptions(models_file=path)
+        return open_backend("j", options).identity
+
+    moved = identity("http://127.0.0.1:4001/v1", "replay"), identity("http://10.0.0.2/v1", "replay")
+    assert moved[0] == moved[1]  # the same server, wherever it is reached
+    assert identity("http://127.0.0.1:4001/v1", "other") != moved[0]
+    assert identity("http://127.0.0.1:4001/v1", "replay", model="gpt-4o-mini") != moved[0]
+    assert identity("http://127.0.0.1:4001/v1", None) != identity("http://10.0.0.2/v1", None)
+    path = tmp_path / "bad.toml"
+    path.write_text('[models.j]\nmodel = "m"\nendpoint_name = ""\n')
+    with pytest.raises(InputError, match="models.j.endpoint_name") as bad:
+        load_models_file(path)
+    assert bad.value.line == 3
+
+
 def test_candidates_and_judge_reach_their_own_endpoints(tmp_path: Path) -> None:
     """The common set-up: candidates on a local server (named in ./checkbench.toml), the judge
     on another endpoint given inline."""

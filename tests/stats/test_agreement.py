@@ -87,7 +87,9 @@ def test_undefined_statistics_are_none() -> None:
         "high": None,
         "n": 0,
         "why": "a constant judge",  # every check judged a pass
+        "resampled": 3,  # each check its own cluster
     }
+    assert result.specificity.units == 0 and result.agreement.units == 3
     assert result.negative_f1.value == 0.0 and result.mcc.value == 0.0  # released conventions
 
 

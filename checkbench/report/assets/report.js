@@ -320,6 +320,7 @@
     { id: 'overview', label: 'Overview', render: renderOverview },
     { id: 'breakdowns', label: 'Breakdowns', render: renderBreakdowns, show: BOARDS.length > 0 },
     { id: 'judges', label: 'Judges', render: renderJudges, show: !!DATA.meta },
+    { id: 'cascade', label: 'Cascade', render: renderCascade, show: !!DATA.cascade },
     { id: 'taxonomy', label: 'Taxonomy', render: renderTaxonomy, show: !!DATA.taxonomy },
     { id: 'audit', label: 'Audit', render: renderAudit, show: !!DATA.audit },
     { id: 'items', label: 'Items', count: IDX.omitted ? FACTS.items : ITEMS.length, render: renderItems },
@@ -768,6 +769,14 @@
   }
   /** Why an interval is degenerate, on a line of its own that wraps (or nothing). */
   const statWhy = (st) => (st && st.why ? h('div.why', null, '(' + st.why + ')') : null);
+  // A figure over fewer than notation.few_units units is marked, its reason in words (the
+  // terminal's mark and words: checkbench.stats.notation).
+  const NOTATION = DATA.notation || { few_units: 10, few_mark: '*', few_reason: '' };
+  const fewUnits = (st) => !!st && st.value != null && Math.min(st.n, st.resampled != null ? st.resampled : Infinity) < NOTATION.few_units;
+  const fewNote = (st) => (fewUnits(st) ? h('div.why', { 'data-few': '' }, NOTATION.few_mark + ' ' + NOTATION.few_reason) : null);
+  /** In a table cell, the mark alone (its reason as its title); the table says why below. */
+  const fewMark = (st) => (fewUnits(st) ? h('span.few', { 'data-few': '', title: NOTATION.few_reason }, NOTATION.few_mark) : null);
+  const fewFootnote = (stats) => (stats.some(fewUnits) ? h('p.note', { 'data-few-note': '' }, NOTATION.few_mark + ' ' + NOTATION.few_reason + '.') : null);
   function metric(name, st, range, digits = 3) {
     if (!st || st.value == null) return null;  // undefined: named in the metrics' note
     const [lo, hi] = range || [0, 1];
@@ -780,7 +789,7 @@
     return h('div.metric', { 'data-metric': name },
       h('div.name', null, name),
       h('div', null, h('span.big.num', null, statText(st, digits)), h('span.ci.num', null, statCi(st, digits))),
-      statWhy(st),
+      statWhy(st), fewNote(st),
       h('div.faint', { style: { fontSize: '11.5px' } }, st ? 'n = ' + count(st.n) : ''),
       meter);
   }
@@ -791,7 +800,7 @@
     return missing.length ? h('p.note', { 'data-role': 'undefined' }, 'Undefined on this run: ' + missing.join(', ') + '.') : null;
   }
   function statCell(st) {
-    return h('td.r.num', null, statText(st), h('span.ci', null, statCi(st)), statWhy(st));
+    return h('td.r.num', null, statText(st), fewMark(st), h('span.ci', null, statCi(st)), statWhy(st));
   }
   function groupTable(title, groups, columns) {
     const keys = Object.keys(groups || {});
@@ -929,6 +938,55 @@
         h('div.card-head', null, h('h2', null, judge),
           f ? h('p.muted', null, [f.mode ? 'mode ' + f.mode : null, ...(f.prompts || [])].filter(Boolean).join(' · ')) : null),
         body));
+    }
+  }
+
+  // ------------------------------------------------------------------ cascade of judges
+  function renderCascade(panel) {
+    const data = DATA.cascade;
+    fill(panel, [problemsCard(data.problems)]);
+    for (const c of data.cascades) {
+      const s = c.summary;
+      const share = { value: s.escalated_share, low: null, high: null, n: s.checks };
+      const fig = (name, label, value) => h('tr', { 'data-figure': name }, h('td', null, label), h('td.r.num', null, value));
+      const how = s.target_agreement != null ? 'fitted to agreement ' + s.target_agreement + ' on ' + plural(s.band_fitted_on, 'labelled check')
+        : 'given';
+      const intro = 'Band ' + s.band[0] + '–' + s.band[1] + ' (' + how + ')' + (s.budget_calls != null ? ', at most ' + plural(s.budget_calls, 'strong call') : '')
+        + (s.slice ? ', on the slice ' + s.slice : '') + '. The cheap judge ' + s.cheap + ' grades every check by P(yes); the checks in the band go to ' + s.strong + '.';
+      const body = [
+        h('div.metrics', null,
+          h('div.metric', { 'data-metric': 'Share escalated' },
+            h('div.name', null, 'Share escalated'),
+            h('div', null, h('span.big.num', null, statText(share))),
+            h('div.faint', { style: { fontSize: '11.5px' } }, count(s.escalated) + ' of ' + plural(s.checks, 'check') + ', from ' + count(s.escalated_replies) + ' of ' + count(s.replies) + (s.replies === 1 ? ' reply' : ' replies')),
+            fewNote(share))),
+        h('div.section-title', null, 'Who decided each verdict'),
+        h('div.table-wrap', null, h('table', { 'data-table': 'cascade-decided' },
+          h('thead', null, h('tr', null, h('th', null, 'Judge'), h('th.r', null, 'Checks'), h('th.r', null, 'Share'), h('th.r', null, 'Unscored'))),
+          h('tbody', null, c.decided.map((d) => h('tr', { 'data-decider': d.judge }, h('td.name-cell', null, breakable(d.judge)),
+            h('td.r.num', null, count(d.checks)), h('td.r.num', null, s.checks ? f3(d.checks / s.checks) : '–'), h('td.r.num', null, count(d.unscored))))))),
+      ];
+      if (s.agreement && s.cheap_agreement) {
+        const rows = [['Cascade', s.agreement], ['Cheap judge alone', s.cheap_agreement]];
+        body.push(h('div.section-title', null, 'Against reference judge ' + s.reference + ', ' + plural(s.agreement.n, 'check') + ' over ' + plural(s.agreement.clusters, 'item')
+          + (s.excluded_items ? ' (' + plural(s.excluded_items, 'calibration training item') + ' left out)' : '')),
+          h('div.table-wrap', null, h('table', { 'data-table': 'cascade-agreement' },
+            h('thead', null, h('tr', null, h('th', null, ''), ['Agreement', 'Cohen’s kappa', 'Balanced accuracy'].map((l) => h('th.r', null, l)))),
+            h('tbody', null, rows.map(([label, a]) => h('tr', { 'data-row': label }, h('td', null, label),
+              statCell(a.agreement), statCell(a.kappa), statCell(a.balanced_accuracy)))))),
+          fewFootnote(rows.flatMap(([, a]) => [a.agreement, a.kappa, a.balanced_accuracy])),
+          s.target_agreement != null ? h('p.note', null, 'The band was fitted on these checks: the agreement is in-sample.') : null);
+      }
+      body.push(h('div.section-title', null, 'Cost'),
+        h('div.table-wrap', null, h('table', { 'data-table': 'cascade-cost' }, h('tbody', null,
+          fig('cheap_cost_usd', 'Cheap judge: ' + plural(s.cheap_calls_in_run, 'call') + ' in the run', money(s.cheap_cost_usd)),
+          fig('strong_cost_usd', 'Strong judge: ' + count(s.escalated_replies) + ' escalated replies (' + plural(s.strong_calls_in_run, 'call') + ' in the run, ' + money(s.strong_cost_in_run_usd) + ')', money(s.strong_cost_usd)),
+          fig('cascade_cost_usd', 'The cascade', money(s.cascade_cost_usd)),
+          fig('all_strong_cost_usd', 'The strong judge on every reply', money(s.all_strong_cost_usd)),
+          fig('net_saved_usd', 'Saved (' + count(s.calls_saved) + ' strong calls not made)', money(s.net_saved_usd))))),
+        h('p.note', null, 'USD at the models’ prices; – where a judge has no price. The strong judge’s costs are estimated at its mean cost per call in this run: each cascade call grades only the escalated checks of a reply, so the cost of every reply is underestimated and the saving understated.'));
+      panel.append(h('div.card', { 'data-cascade': s.judge },
+        h('div.card-head', null, h('h2', null, breakable(s.judge)), h('p.muted', null, intro)), body));
     }
   }
 

@@ -40,9 +40,14 @@ def test_generate_judge_and_score_open_the_run_once(tmp_path: Path, opened: Coun
             "generate", bench(tmp_path / "b.jsonl"), "-o", run_dir, "-m", f"openai:c@{url}"
         )
         _once(opened, run_dir)
+        again = _cli(
+            "generate", bench(tmp_path / "b.jsonl"), "-o", run_dir, "-m", f"openai:c@{url}"
+        )
+        _once(opened, run_dir)  # a rerun too: the store it finds is read on the same opening
         judged = _cli("judge", run_dir, "--judge", f"openai:j@{url}")
         _once(opened, run_dir)
     assert CALLS in generated and CALLS in judged  # the calls table, from what the API returned
+    assert "3 already done" in again
     assert "checkbench convbench score" in " ".join(judged.split())
     assert '"judge"' in _cli("convbench", "score", run_dir, "--json")
     _once(opened, run_dir)

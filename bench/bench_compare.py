@@ -31,7 +31,7 @@ def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
 
 
 def pairs(run: Path) -> None:
-    rows = {row.model: row for row in api.leaderboard(run).rows}
+    rows = {row.model: row for row in api.leaderboard(run).scores.rows}
     overlapping = separated = 0
     print(f"{'baseline':28} {'candidate':28} {'leaderboard CIs':>16} {'delta [paired 95%]':>26}")
     for base, cand in combinations(sorted(rows), 2):

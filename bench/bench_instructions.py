@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 CLIENTS = ("bare", "http", "stages", "run")
-PHASES = ("prepare_run", "answer_and_judge", "score")
-"""The phases of `checkbench run` counted apart (functions of checkbench.api)."""
+PHASES = ("prepare_run", "answer_and_judge", "_score_by_protocol")
+"""The phases of `checkbench run` counted apart (functions of checkbench.evaluation.flow)."""
 
 
 def _dump(label: str) -> None:
@@ -60,7 +60,7 @@ def _client(name: str, n: int, concurrency: int, base_url: str, work: Path) -> N
     """Run one client (inside valgrind): a warm-up, then the counted run between dumps."""
     import bench_generate as bg
 
-    from checkbench.api import _build, _evaluate
+    from checkbench.evaluation import flow
     from checkbench.llm import ModelOptions
 
     items = bg._items(n, 4)
@@ -85,9 +85,8 @@ def _client(name: str, n: int, concurrency: int, base_url: str, work: Path) -> N
     else:
         runs[name]("warm", warm)
     if name == "run":
-        for phase in PHASES[:2]:
-            _counted(_evaluate, phase)
-        _counted(_build, PHASES[2])
+        for phase in PHASES:
+            _counted(flow, phase)
     _dump("warm-up")
     runs[name]("counted", bench)
     _dump("end")

@@ -15,7 +15,7 @@ From Python, `checkbench.api` has one function per command, returning pydantic m
 
     from checkbench import api
     result = api.run("examples/feedback-mini.jsonl", ["local"], "local", "runs/demo")
-    board = api.leaderboard("runs/demo")      # the same scores, read from the run store
+    board = api.leaderboard("runs/demo").scores  # the same scores, read from the run store
 
 The data model is re-exported here: an `Item` holds `Message`s and a checklist of `Check`s
 with its scoring rule and tags; a `Response` is a model's answer (with its `Usage`); a

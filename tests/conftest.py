@@ -1,5 +1,5 @@
-"""Shared fixtures: the embedded model, a local Ray instance, and a CLI runner;
-and the `e2e` mark on every test that starts a `checkbench` process."""
+"""Shared fixtures: the embedded model, a local Ray instance, a CLI runner and a counter of
+run store opens; and the `e2e` mark on every test that starts a `checkbench` process."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import types
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,6 +42,23 @@ def ray_cluster() -> Iterator[str]:
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> Counter[Path]:
+    """How many times this test opened a `RunStore`, by run directory (resolved): a command
+    run in-process (typer's CliRunner) opens its run once."""
+    from checkbench.store import RunStore
+
+    opens: Counter[Path] = Counter()
+    init = RunStore.__init__
+
+    def counted(store: RunStore, run_dir: str | Path, **options: bool) -> None:
+        opens[Path(run_dir).resolve()] += 1
+        init(store, run_dir, **options)
+
+    monkeypatch.setattr(RunStore, "__init__", counted)
+    return opens
 
 
 def run_cli(

@@ -1,9 +1,9 @@
 """The Python API: each function is what one CLI command does.
 
 A thin facade: the functions live in the evaluation flow (`checkbench.evaluation.flow`), in
-private modules (`_evaluate`, `_report`, `_judges`) and in each registered protocol (its `api`
-exports, from the registry); `__all__` lists every function and the settings and result types a
-caller needs.
+private modules (`_report`, `_judges`, ...) and in each registered protocol (its `api` exports,
+from the registry: FB-Bench's `leaderboard`, ...); `__all__` lists every function and the
+settings and result types a caller needs.
 
 Names are imported lazily (module `__getattr__`, PEP 562): `api.leaderboard` loads what the
 leaderboard needs, not the models and modules of every other command.
@@ -16,10 +16,11 @@ from checkbench.lazy import lazy_exports
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     # functions, one per CLI command
-    "checkbench.api._evaluate": ("leaderboard",),
     "checkbench.evaluation.flow": (
+        "GenerationResult",
         "JudgingResult",
         "RunResult",
+        "ScoringResult",
         "generate",
         "judge",
         "judge_id",

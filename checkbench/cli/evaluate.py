@@ -41,8 +41,8 @@ from checkbench.console.options import (
     TableFormat,
     Temperature,
     Unscored,
-    calibrated_judge,
     output_format,
+    refuse_judge_and_calibration,
     with_cost_limit,
     with_model_options,
     with_slice,
@@ -51,7 +51,7 @@ from checkbench.console.options import (
 from checkbench.console.render import (
     console,
     exit_if_all_failed,
-    note_scope,
+    note_scores,
     print_tally,
     report_hint,
 )
@@ -150,19 +150,21 @@ def leaderboard(
     table_format: TableFormat = "table",
 ) -> None:
     """FB-Bench scores per model with 95% bootstrap intervals, n and unscored counts."""
-    board = api.leaderboard(
+    refuse_judge_and_calibration(ctx, judge_id, calibration)
+    result = api.leaderboard(
         run_dir,
-        judge=calibrated_judge(ctx, run_dir, judge_id, calibration),
+        judge=judge_id,
+        calibration=calibration,
         settings=api.ScoringSettings(
             policy=unscored_policy,
             source="stored" if stored_scores else "verdicts",
             checklist=checklist,
         ),
     )
-    note_scope(run_dir, board.judge)
-    show_leaderboard(board, output_format(table_format, as_json), breakdowns)
+    note_scores(result.judge, result.scope, result.items, result.warning)
+    show_leaderboard(result.scores, output_format(table_format, as_json), breakdowns)
     if min_score is not None:
-        exit_if_below(board, min_score)
+        exit_if_below(result.scores, min_score)
 
 
 @app.command()

@@ -23,7 +23,7 @@ from checkbench.console.options import (
     with_model_options,
     with_slice,
 )
-from checkbench.console.render import exit_if_all_failed, print_stages
+from checkbench.console.render import exit_if_all_failed, print_tally
 from checkbench.distributed import executor_named
 from checkbench.llm import ModelOptions
 from checkbench.steps.budget import NO_LIMIT, CostLimit
@@ -60,7 +60,7 @@ def generate(
         temperature=temperature, max_tokens=max_tokens, seed=seed, samples=samples
     )
     with RichProgress() as progress:
-        summary = api.generate(
+        result = api.generate(
             bench,
             model or [DEFAULT_MODEL],
             out,
@@ -72,5 +72,5 @@ def generate(
             slice_=slice_,
             cost=cost,
         )
-    print_stages(out, [summary], failures=True)
-    exit_if_all_failed([summary])
+    print_tally([result.stage], result.tally, failures=True)
+    exit_if_all_failed([result.stage])

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, cast, get_type_hints
 
 import typer
-from rich.console import Console
 from typer import _click
 
 from checkbench import registry
@@ -259,29 +258,15 @@ CalibrationName = Annotated[
 ]
 
 
-def calibrated_judge(
-    ctx: typer.Context, run_dir: Path, judge_id: str | None, calibration: str | None
-) -> str | None:
-    """The judge whose verdicts to score: with --calibration, the calibrated judge (its
-    verdicts stored first), else --judge-id. A calibrated judge whose calibration report
-    warns has the warning printed (on stderr, so JSON output stays whole)."""
-    if calibration is None:
-        judge = judge_id
-    elif judge_id is not None:
+def refuse_judge_and_calibration(
+    ctx: typer.Context, judge_id: str | None, calibration: str | None
+) -> None:
+    """--calibration names the judge to score (the calibrated one): a usage error beside
+    --judge-id."""
+    if calibration is not None and judge_id is not None:
         raise _click.exceptions.UsageError(
             "--calibration names the judge to score: leave out --judge-id", ctx
         )
-    else:
-        from checkbench.judges.calibration import apply_calibration
-
-        judge = apply_calibration(run_dir, calibration).name
-    if judge is not None:
-        from checkbench.judges.calibration import stored_warning
-
-        if (warning := stored_warning(run_dir, judge)) is not None:
-            err = Console(stderr=True, soft_wrap=True)
-            err.print(warning, style="bold yellow", highlight=False)
-    return judge
 
 
 def with_flags(

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from checkbench.stats.estimate import Stat
     from checkbench.steps.stage import RunTally, StageSummary
     from checkbench.store import RunStore
+    from checkbench.store.scope import Scope
 
 console = Console()
 
@@ -73,23 +74,15 @@ def print_stage(summary: StageSummary, shown: int = 10) -> None:
         )
 
 
-def print_stages(run_dir: Path, summaries: list[StageSummary], *, failures: bool = False) -> None:
-    """`print_tally` of the stages and of the run's store (the calls the stages made)."""
-    from checkbench.steps.stage import RunTally
-    from checkbench.store import RunStore
-
-    with RunStore.existing(run_dir) as store:
-        tally = RunTally.read(store, summaries)
-    print_tally(summaries, tally, failures=failures)
-
-
 def print_tally(
-    summaries: Sequence[StageSummary], tally: RunTally, *, failures: bool = False
+    summaries: Sequence[StageSummary], tally: RunTally | None, *, failures: bool = False
 ) -> None:
     """Each stage's line, then (for answering stages) why answers failed, then the calls table
-    of the command's calls."""
+    of the command's calls (the stage lines alone without a `tally`)."""
     for summary in summaries:
         print_stage(summary)
+    if tally is None:
+        return
     if failures:
         print_failed_responses(tally.failed_answers)
     print_calls(tally.usage, tally.limits, tally.prices, console)
@@ -185,21 +178,21 @@ def stat(value: Stat | None, interval: bool = True) -> str:
     return f"{shown}\n[dim]({escape(value.why)})[/]" if value.why else shown
 
 
-def note_scope(run_dir: Path, judge: str) -> None:
-    """A note on stderr when the judge judged a slice of the run: its scores cover that."""
+def note_scores(judge: str, scope: Scope | None, items: int, warning: str | None) -> None:
+    """On stderr (JSON output stays whole): the warning of the calibration that made the
+    judge, if it has one, and a note when the judge judged a slice of the run (`scope`, of
+    the run's `items` items): its scores cover that."""
     from checkbench.console import err_console
-    from checkbench.store import RunStore
 
-    with RunStore.existing(run_dir) as store:
-        scope = store.judge_scope(judge)
-        total = store.count_items()
-    if scope.whole:
+    if warning is not None:
+        Console(stderr=True, soft_wrap=True).print(warning, style="bold yellow", highlight=False)
+    if scope is None or scope.whole:
         return
-    items = f"{len(scope.item_ids)} of {total} items" if scope.item_ids is not None else "items"
+    shown = f"{len(scope.item_ids)} of {items} items" if scope.item_ids is not None else "items"
     models = f", models {', '.join(scope.models)}" if scope.models is not None else ""
     err_console.print(
         f"note: judge {judge} judged a slice of this run ({scope.spec}): the scores cover its "
-        f"{items}{models}",
+        f"{shown}{models}",
         markup=False,
         highlight=False,
         soft_wrap=True,

@@ -12,10 +12,13 @@ from checkbench.convbench.scoring import BenchScores, CheckMode, store_bench_sco
 from checkbench.convbench.spec import BuildSpec
 from checkbench.convbench.summary import BuildSummary, TopicPreview
 from checkbench.distributed.executor import Executor
-from checkbench.evaluation.runs import pick_judge, run_closing
+from checkbench.evaluation import flow
+from checkbench.evaluation.flow import ScoringResult
+from checkbench.evaluation.runs import run_closing
 from checkbench.inputs import output_dir, output_file
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.scoring import UnscoredPolicy
+from checkbench.scoring.settings import ScoringSettings
 from checkbench.stats import DEFAULT_SEED
 from checkbench.steps.progress import ProgressSink
 from checkbench.store import RunStore
@@ -56,22 +59,22 @@ def score(
     run_dir: str | Path,
     *,
     judge: str | None = None,
+    calibration: str | Path | None = None,
     checks: CheckMode = "all",
     reference: str | Path | None = None,
     policy: UnscoredPolicy = "exclude",
     seed: int = DEFAULT_SEED,
-) -> BenchScores:
+) -> ScoringResult[BenchScores]:
     """Conv-to-Bench scores of a run: per model, the mean over instructions of the mean of
     their checks (instruction-derived checks only, or all), with cluster bootstrap intervals;
     with a reference leaderboard file, the rank correlations with it. `judge` is the stored
-    judge id whose verdicts to score (default: the run's only judge)."""
+    judge id whose verdicts to score (default: the run's only judge); `calibration` grades
+    with a calibration and scores the calibrated judge (see `flow.score`)."""
     leaderboard_scores = load_reference(reference) if reference is not None else None
-    with RunStore.existing(run_dir) as store:
+
+    def scorer(store: RunStore, chosen: str, _: ScoringSettings) -> BenchScores:
         return store_bench_scores(
-            store,
-            pick_judge(store, judge),
-            checks=checks,
-            policy=policy,
-            reference=leaderboard_scores,
-            seed=seed,
+            store, chosen, checks=checks, policy=policy, reference=leaderboard_scores, seed=seed
         )
+
+    return flow.score(run_dir, scorer=scorer, judge=judge, calibration=calibration)

@@ -352,13 +352,21 @@ def score(
     Scores come with 95% cluster-bootstrap intervals over instructions.
     With --reference: Spearman and Kendall correlations with its ranking.
     """
-    from checkbench.console.options import calibrated_judge
+    from checkbench.console.options import refuse_judge_and_calibration
+    from checkbench.console.render import note_scores
     from checkbench.convbench import api
 
-    judge = calibrated_judge(ctx, run_dir, judge_id, calibration)
-    scores = api.score(
-        run_dir, judge=judge, checks=check_mode, reference=reference, policy=unscored_policy
+    refuse_judge_and_calibration(ctx, judge_id, calibration)
+    result = api.score(
+        run_dir,
+        judge=judge_id,
+        calibration=calibration,
+        checks=check_mode,
+        reference=reference,
+        policy=unscored_policy,
     )
+    note_scores(result.judge, None, result.items, result.warning)
+    scores = result.scores
     show(
         score_grids(scores, reference),
         output_format(table_format, as_json),

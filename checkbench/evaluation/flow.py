@@ -3,10 +3,11 @@ them to the run's names, let the candidates answer and the judge judge, score by
 benchmark's protocol, and return a typed `RunResult` for the caller to print.
 
 `run` does it all in one go on one open store; `generate`, `judge` and `score` are its steps
-one at a time, each resuming where an earlier call stopped. Scoring goes through the protocol
-registry (`_score_by_protocol`): this layer imports no protocol package. The settings objects
-(`GenerationSettings`, `JudgeSettings`, `ScoringSettings`) are taken as they are, from the CLI
-or from Python.
+one at a time, each resuming where an earlier call stopped, each opening the store once and
+returning what the CLI prints (`GenerationResult`, `JudgingResult`, `ScoringResult`).
+Scoring goes through the protocol registry (`_score_by_protocol`): this layer imports no
+protocol package. The settings objects (`GenerationSettings`, `JudgeSettings`,
+`ScoringSettings`) are taken as they are, from the CLI or from Python.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from checkbench import registry
 from checkbench.benchmarks import iter_items
@@ -35,6 +36,7 @@ from checkbench.generation.requests import (
     GenerationSettings,
     refuse_identical_samples,
 )
+from checkbench.judges.calibration import calibrate_run, stored_warning
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.llm.base import ChatBackend, backend_identity
@@ -44,8 +46,10 @@ from checkbench.steps.progress import ProgressSink
 from checkbench.steps.slices import Slice, claim_judge
 from checkbench.steps.stage import RunTally, StageSummary
 from checkbench.store import RunStore
+from checkbench.store.scope import Scope
 
-Scorer = Callable[[RunStore, str, ScoringSettings], Any]
+S = TypeVar("S")
+Scorer = Callable[[RunStore, str, ScoringSettings], S]
 """Scores of an open run store by one judge's verdicts (e.g. FB-Bench's leaderboard)."""
 
 
@@ -59,6 +63,15 @@ class RunResult:
     protocol: str
     scores: Any
     judge: str
+    tally: RunTally
+
+
+@dataclass(frozen=True)
+class GenerationResult:
+    """What `generate` did: its stage's summary and what the store says of its calls
+    (`tally`)."""
+
+    stage: StageSummary
     tally: RunTally
 
 
@@ -168,7 +181,7 @@ def generate(
     executor: Executor = "local",
     slice_: Slice | None = None,
     cost: CostLimit | None = None,
-) -> StageSummary:
+) -> GenerationResult:
     """Answer every item of `bench` (of the slice) with every model (`settings.samples`
     times); rerunning resumes where it stopped."""
     stage = generation(executor, models, options)
@@ -182,7 +195,8 @@ def generate(
         within(store, backends, cost),
     ):
         keep_sampling(store, backends, settings or GenerationSettings())
-        return run_stage(store, backends, stage, backends, settings=settings, progress=progress)
+        summary = run_stage(store, backends, stage, backends, settings=settings, progress=progress)
+        return GenerationResult(summary, RunTally.read(store, [summary]))
 
 
 def judge(
@@ -237,14 +251,37 @@ def _bound_name(store: RunStore, backend: ChatBackend) -> str:
     return bound.get(backend_identity(backend), backend.name)
 
 
+@dataclass(frozen=True)
+class ScoringResult(Generic[S]):
+    """What `score` found: the protocol's scores of `judge`'s verdicts, the part of the run
+    they cover (`scope`, of the run's `items` items), and the warning of the calibration that
+    made the judge, when it has one."""
+
+    scores: S
+    judge: str
+    scope: Scope
+    items: int
+    warning: str | None = None
+
+
 def score(
     run_dir: str | Path,
     *,
-    scorer: Scorer,
+    scorer: Scorer[S],
     judge: str | None = None,
+    calibration: str | Path | None = None,
     settings: ScoringSettings | None = None,
-) -> Any:
+) -> ScoringResult[S]:
     """The protocol's scores of a stored run by `judge`'s verdicts (default: the run's only
-    judge)."""
-    with RunStore.existing(run_dir, read_only=True) as store:
-        return scorer(store, pick_judge(store, judge), settings or ScoringSettings())
+    judge). With `calibration` (its name in the run, or an exported JSON file), the judge is
+    the calibrated one, its verdicts stored first."""
+    if calibration is not None and judge is not None:
+        raise InputError("a calibration names the judge to score: leave out the judge id")
+    calibrating = calibration is not None
+    with RunStore.existing(run_dir, writer=calibrating, read_only=not calibrating) as store:
+        if calibration is not None:
+            judge = calibrate_run(store, str(calibration)).name
+        judge = pick_judge(store, judge)
+        scores = scorer(store, judge, settings or ScoringSettings())
+        warning = stored_warning(store, judge)
+        return ScoringResult(scores, judge, store.judge_scope(judge), store.count_items(), warning)

@@ -155,6 +155,17 @@ def store_items(items: Iterable[Item], source: str | Path, run_dir: str | Path) 
     read (and validated, e.g. by `iter_items`); `source` names where they come from. When
     reading them fails, nothing is written: the transaction is rolled back, and a store this
     call created is removed with the directories made for it."""
+    return _filled(run_dir, lambda store: _add_items(store, items, source))
+
+
+def _add_items(store: RunStore, items: Iterable[Item], source: str | Path) -> None:
+    store.add_items(items)
+    store.set_meta_default("benchmark", str(source))
+
+
+def _filled(run_dir: str | Path, fill: Callable[[RunStore], None]) -> RunStore:
+    """The run store of `run_dir`, opened once and filled by `fill`; when that fails, the store
+    is closed and what opening it made is removed (see `store_items`)."""
     made = made_by_opening(run_dir)
     try:
         store = RunStore(run_dir)
@@ -162,8 +173,7 @@ def store_items(items: Iterable[Item], source: str | Path, run_dir: str | Path) 
         remove_made(made)
         raise
     try:
-        store.add_items(items)
-        store.set_meta_default("benchmark", str(source))
+        fill(store)
     except BaseException as exc:
         with suppress(Exception):
             store.close()
@@ -281,33 +291,23 @@ def store_slice(
     items: Iterable[Item], source: str | Path, run_dir: str | Path, slice_: Slice | None
 ) -> RunStore:
     """`store_items` of the items the slice selects, the run's scope recorded (see
-    `steps.slices.run_scope`); a slice that would leave out items the run holds is refused,
-    nothing written. Without a slice, on a run made without one, the items stream in."""
+    `steps.slices.run_scope`), on one open store; a slice that would leave out items the run
+    holds is refused, nothing written. Without a slice, on a run made without one, the items
+    stream in."""
     slice_ = slice_ or Slice()
-    if slice_.items_only and not _has_run_scope(run_dir):
-        return store_items(items, source, run_dir)
-    every = list(items)  # validated as they are read: bad input fails before the store opens
-    selected = slice_.select((item.id, item.tags) for item in every)
-    chosen = set(selected)
-    made = made_by_opening(run_dir)
-    store = RunStore(run_dir)
-    try:
+
+    def fill(store: RunStore) -> None:
+        if slice_.items_only and store.scope(RUN_SCOPE) is None:
+            _add_items(store, items, source)
+            return
+        every = list(items)  # validated as they are read: bad input fails before any write
+        selected = slice_.select((item.id, item.tags) for item in every)
+        chosen = set(selected)
         scope = run_scope(store, selected, slice_)
-        store.add_items(item for item in every if item.id in chosen)
-        store.set_meta_default("benchmark", str(source))
+        _add_items(store, (item for item in every if item.id in chosen), source)
         store.put_record(SCOPES, RUN_SCOPE, scope)
-    except BaseException:
-        store.close()
-        remove_made(made)
-        raise
-    return store
 
-
-def _has_run_scope(run_dir: str | Path) -> bool:
-    if not (Path(run_dir) / STORE_FILE).is_file():
-        return False
-    with RunStore.existing(run_dir) as store:
-        return store.scope(RUN_SCOPE) is not None
+    return _filled(run_dir, fill)
 
 
 @contextmanager

@@ -1,5 +1,6 @@
-"""FB-Bench's API functions: bringing the authors' published judgments into a run, and the
-difficulty post-filter that keeps the items not every weak model aces."""
+"""FB-Bench's API functions: the leaderboard of a stored run, bringing the authors' published
+judgments into a run, and the difficulty post-filter that keeps the items not every weak model
+aces."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from pathlib import Path
 
 from checkbench.benchmarks import load_items
 from checkbench.errors import InputError
+from checkbench.evaluation import flow
+from checkbench.evaluation.flow import ScoringResult
 from checkbench.evaluation.runs import answer_and_judge, open_backends, store_items, store_slice
 from checkbench.fbbench.difficulty import DifficultyReport, keep_difficult
 from checkbench.fbbench.judgments import load_fbbench_judgment_dir
+from checkbench.fbbench.scoring import FBBenchLeaderboard, score_run
 from checkbench.fbbench.versions import ImportSummary
 from checkbench.generation.requests import GenerationSettings
 from checkbench.inputs import output_dir, output_file
@@ -20,9 +24,25 @@ from checkbench.jsonl import write_jsonl
 from checkbench.judges.checklist import JudgeSettings, judge_name
 from checkbench.llm import ModelOptions, open_backend
 from checkbench.schema import Response
+from checkbench.scoring.settings import ScoringSettings
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.slices import Slice
 from checkbench.store import STORE_FILE, RunStore
+
+
+def leaderboard(
+    run_dir: str | Path,
+    *,
+    judge: str | None = None,
+    calibration: str | Path | None = None,
+    settings: ScoringSettings | None = None,
+) -> ScoringResult[FBBenchLeaderboard]:
+    """FB-Bench scores of a stored run, as `settings` score it: `judge` is the stored judge id
+    whose verdicts to score (default: the run's only judge); with `calibration`, the run is
+    graded with it and the calibrated judge is scored (see `flow.score`)."""
+    return flow.score(
+        run_dir, scorer=score_run, judge=judge, calibration=calibration, settings=settings
+    )
 
 
 def import_fbbench_judgments(

@@ -38,20 +38,9 @@ def _fits(store: Any) -> bool:
 def _score(
     store: Any, judge: str, settings: Any = None, *, checklists: Any = None, headline: bool = False
 ) -> Any:
-    from checkbench.fbbench.scoring import store_leaderboard
-    from checkbench.scoring.refined import chosen_checklists
-    from checkbench.scoring.settings import ScoringSettings
+    from checkbench.fbbench.scoring import score_run
 
-    s = settings or ScoringSettings()
-    return store_leaderboard(
-        store,
-        judge,
-        policy=s.policy,
-        source=s.source,
-        seed=s.seed,
-        checklists=checklists if checklists is not None else chosen_checklists(store, s.checklist),
-        breakdowns=not headline,
-    )
+    return score_run(store, judge, settings, checklists=checklists, headline=headline)
 
 
 def _paired(store: Any) -> Any:
@@ -92,7 +81,11 @@ PROTOCOL = Protocol(
         Alias("build filter", "fbbench filter"),
     ),
     api={
-        "checkbench.fbbench.api": ("filter_by_difficulty", "import_fbbench_judgments"),
+        "checkbench.fbbench.api": (
+            "filter_by_difficulty",
+            "import_fbbench_judgments",
+            "leaderboard",
+        ),
         "checkbench.fbbench.difficulty": ("DifficultyReport",),
         "checkbench.fbbench.scoring": ("FBBenchLeaderboard",),
         "checkbench.fbbench.versions": ("ImportSummary",),

@@ -39,6 +39,8 @@ from checkbench.scoring import (
     single_judge,
     store_scores,
 )
+from checkbench.scoring.refined import chosen_checklists
+from checkbench.scoring.settings import ScoringSettings
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.store import ItemHead, RunStore
 
@@ -256,6 +258,29 @@ def store_leaderboard(
     without `breakdowns`, the headline only."""
     run = _store_run(store, judge, checklists)
     return _leaderboard(run, policy, source, b, seed, breakdowns)
+
+
+def score_run(
+    store: RunStore,
+    judge: str,
+    settings: ScoringSettings | None = None,
+    *,
+    checklists: Mapping[int, str] | None = None,
+    headline: bool = False,
+) -> FBBenchLeaderboard:
+    """The leaderboard of a run as `settings` score it (None: the defaults): the run scorer's
+    `score` (see `registry.RunScorer`); `checklists` over `settings.checklist`, and with
+    `headline`, without breakdowns."""
+    s = settings or ScoringSettings()
+    return store_leaderboard(
+        store,
+        judge,
+        policy=s.policy,
+        source=s.source,
+        seed=s.seed,
+        checklists=checklists if checklists is not None else chosen_checklists(store, s.checklist),
+        breakdowns=not headline,
+    )
 
 
 def _same_score(a: float | None, b: float | None, tolerance: float) -> bool:

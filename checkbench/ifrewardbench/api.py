@@ -4,6 +4,7 @@ run by `run`, meta-evaluated against the gold labels and edges."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from checkbench.errors import InputError
@@ -18,6 +19,7 @@ from checkbench.ifrewardbench.run import (
 )
 from checkbench.llm import ModelOptions, backend_name
 from checkbench.steps.progress import ProgressSink
+from checkbench.steps.stage import RunTally
 from checkbench.store import RunStore
 
 
@@ -49,7 +51,7 @@ def meta_run(
     backends = open_backends(judges, options)
     with RunStore(run_dir if run_dir is not None else default_run_dir(path)) as store:
         prepare_meta_run(store, records, path)
-        return run_stage(
+        run = run_stage(
             store,
             backends,
             judge_meta,
@@ -58,3 +60,4 @@ def meta_run(
             settings=settings or MetaSettings(),
             progress=progress,
         )
+        return replace(run, tally=RunTally.read(store, run.stages))

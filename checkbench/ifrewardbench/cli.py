@@ -26,7 +26,7 @@ from checkbench.console.options import (
 from checkbench.console.render import (
     console,
     exit_if_all_failed,
-    print_stages,
+    print_tally,
     report_hint,
     stat,
 )
@@ -148,7 +148,7 @@ def run_judges(
         else:
             print(json.dumps([r.model_dump(mode="json") for r in run.results], indent=2))
     else:
-        print_stages(run.run_dir, run.stages)
+        print_tally(run.stages, run.tally)
         if len(run.results) == 1:
             [result] = run.results
             print_meta_report(result.report, f"{TITLE}: judge {result.judge}")

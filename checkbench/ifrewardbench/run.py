@@ -34,7 +34,7 @@ from checkbench.schema import PairVerdict, Response, Verdict
 from checkbench.stats import DEFAULT_B, DEFAULT_SEED
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
-from checkbench.steps.stage import StageSummary
+from checkbench.steps.stage import RunTally, StageSummary
 from checkbench.store import RecordKind, RunStore
 
 RUN_SUFFIX = ".meta"
@@ -131,6 +131,8 @@ class MetaRun:
     run_dir: Path
     stages: list[StageSummary]
     results: list[JudgeResult]
+    tally: RunTally | None = None
+    """What the store says of the run's calls, for the CLI to print (set by `api.meta_run`)."""
 
 
 def _candidates(record: MetaRecord) -> list[Response]:

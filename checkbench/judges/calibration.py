@@ -63,6 +63,7 @@ __all__ = [
     "SplitFacts",
     "apply_calibration",
     "calibration_warning",
+    "calibrate_run",
     "stored_warning",
     "store_calibrated_verdicts",
     "calibrated_verdicts",
@@ -350,14 +351,18 @@ def apply_calibration(run_dir: str | Path, calibration: str | Path) -> Calibrati
     calibrated judge's verdicts are stored in the run under the calibration's name, which is
     returned with the rest of the artefact."""
     with RunStore.existing(run_dir, writer=True) as store:
-        artefact = load_calibration(store, str(calibration))
-        store_calibrated_verdicts(store, str(calibration))
-        return artefact
+        return calibrate_run(store, str(calibration))
 
 
-def stored_warning(run_dir: str | Path, judge: str) -> str | None:
+def calibrate_run(store: RunStore, name: str) -> Calibration:
+    """`apply_calibration` on an open store (a writer)."""
+    artefact = load_calibration(store, name)
+    store_calibrated_verdicts(store, name)
+    return artefact
+
+
+def stored_warning(store: RunStore, judge: str) -> str | None:
     """The warning of the stored report of the calibration that made judge `judge`, if it has
     one (None for another judge, or a calibration read from a file without its report here)."""
-    with RunStore.existing(run_dir) as store:
-        reports = store.records(REPORT_RECORD, only=judge)
+    reports = store.records(REPORT_RECORD, only=judge)
     return reports[judge].warning if judge in reports else None

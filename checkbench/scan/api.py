@@ -4,6 +4,7 @@ with PC^2, and navigate a run's scores node by node."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,23 +33,31 @@ from checkbench.scan.tree import load_taxonomy, save_taxonomy
 from checkbench.schema import Item
 from checkbench.scoring import score_responses
 from checkbench.steps.progress import ProgressSink
+from checkbench.steps.stage import RunTally
 from checkbench.store import RunStore
 
 T = TypeVar("T")
+Tallied = TypeVar("Tallied", TaxBuildResult, TagResult, MixResult, PC2Result)
+
+
+def _tallied(store: RunStore, result: Tallied) -> Tallied:
+    """The stage's result with what the store says of its calls (what the CLI prints)."""
+    return replace(result, tally=RunTally.read(store, [result.summary]))
 
 
 def _with_model(
     run_dir: str | Path,
     model: str,
     options: ModelOptions | None,
-    stage: Callable[..., Awaitable[T]],
+    stage: Callable[..., Awaitable[Tallied]],
     *args: Any,
     **kwargs: Any,
-) -> T:
-    """Open `model` and run `stage(store, backend, *args, **kwargs)` over the run store."""
+) -> Tallied:
+    """Open `model` and run `stage(store, backend, *args, **kwargs)` over the run store; its
+    result with the tally of its calls."""
     backend = open_backend(model, options)
     with RunStore(run_dir) as store:
-        return run_stage(store, [backend], stage, backend, *args, **kwargs)
+        return _tallied(store, run_stage(store, [backend], stage, backend, *args, **kwargs))
 
 
 def taxonomy_build(
@@ -168,7 +177,7 @@ def taxonomy_pc2(
         preferences = load_preferences(human, store) if human is not None else []
         judge_backend = open_backend(judge_model, options)
         aux = open_backends(aux_models, options)
-        return run_stage(
+        result = run_stage(
             store,
             [judge_backend, *aux],
             pc2_evaluate,
@@ -178,6 +187,7 @@ def taxonomy_pc2(
             preferences=preferences,
             progress=progress,
         )
+        return _tallied(store, result)
 
 
 def taxonomy_navigate(

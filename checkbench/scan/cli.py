@@ -31,7 +31,7 @@ from checkbench.console.render import (
     console,
     estimate_inline,
     exit_if_all_failed,
-    print_stages,
+    print_tally,
     score_cell,
 )
 from checkbench.errors import CheckbenchError
@@ -193,7 +193,7 @@ def build(
     if not report.grown:
         console.print(_not_grown(report), highlight=False)
     console.print(f"taxonomy written to [bold]{taxonomy_out}[/]")
-    print_stages(out, [result.summary])
+    print_tally([result.summary], result.tally)
     exit_if_all_failed([result.summary])
 
 
@@ -281,7 +281,7 @@ def tag(
         f"domains: {escape(_tally(report.domains))}; written to [bold]{bench_out}[/]",
         highlight=False,
     )
-    print_stages(out, [result.summary])
+    print_tally([result.summary], result.tally)
     exit_if_all_failed([result.summary])
 
 
@@ -326,7 +326,7 @@ def synthesize(
         f"{len(report.no_reference)} without any reference; written to [bold]{bench_out}[/]",
         highlight=False,
     )
-    print_stages(out, [result.summary])
+    print_tally([result.summary], result.tally)
     exit_if_all_failed([result.summary])
 
 
@@ -379,7 +379,7 @@ def pc2(
         print(result.report.model_dump_json(indent=2))
     else:
         print_pc2(result.report)
-        print_stages(run_dir, [result.summary])
+        print_tally([result.summary], result.tally)
     exit_if_all_failed([result.summary])
 
 

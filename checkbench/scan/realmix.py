@@ -39,7 +39,7 @@ from checkbench.steps.caller import Caller
 from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.prompting import failed_outcome, prompt_request, prompt_tag, query_text
-from checkbench.steps.stage import StageRun, StageSummary
+from checkbench.steps.stage import RunTally, StageRun, StageSummary
 from checkbench.store import RecordKind, RunStore
 
 ROLE = "realmix"
@@ -84,6 +84,8 @@ class MixResult:
     added: list[Item]
     report: MixReport
     summary: StageSummary
+    tally: RunTally | None = None
+    """What the store says of the stage's calls, for the CLI to print (set by the API)."""
 
 
 @dataclass(frozen=True)

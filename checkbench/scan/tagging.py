@@ -43,7 +43,7 @@ from checkbench.steps.caller import Caller
 from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
 from checkbench.steps.prompting import clip, fenced_list, prompt_request, prompt_tag
-from checkbench.steps.stage import StageRun, StageSummary
+from checkbench.steps.stage import RunTally, StageRun, StageSummary
 from checkbench.store import RecordKind, RunStore
 
 ROLE = "tagging"
@@ -82,6 +82,8 @@ class TagResult:
     items: list[Item]
     report: TagReport
     summary: StageSummary
+    tally: RunTally | None = None
+    """What the store says of the stage's calls, for the CLI to print (set by the API)."""
 
 
 @cache

@@ -47,7 +47,7 @@ def test_separability_counts_the_pairs_whose_intervals_do_not_overlap() -> None:
 @needs_fbbench
 def test_separability_is_read_from_the_intervals_the_leaderboard_prints(tmp_path: Path) -> None:
     run = import_fbbench(tmp_path / "run")
-    rows = api.leaderboard(run).rows
+    rows = api.leaderboard(run).scores.rows
     apart = [
         x.overall_ci[0] > y.overall_ci[1] or y.overall_ci[0] > x.overall_ci[1]
         for x, y in combinations(rows, 2)

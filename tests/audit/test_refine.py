@@ -37,7 +37,7 @@ def test_weights_are_rescaled_as_the_rule_scores_them() -> None:
 def test_the_refined_leaderboard_is_the_refined_files_without_a_model_call(tmp_path: Path) -> None:
     items = plain_items(8)
     run = build_run(tmp_path / "run", items, MODELS, _rule)
-    full = api.leaderboard(run)
+    full = api.leaderboard(run).scores
     out = tmp_path / "refined.jsonl"
     report = api.audit(run, AuditSettings(drop=("all-pass", "all-fail")), write_refined=out)
     assert report.refinement.checks_dropped == 2
@@ -61,11 +61,11 @@ def test_the_refined_leaderboard_is_the_refined_files_without_a_model_call(tmp_p
     ]
     assert refined_items[1] == items[1]  # kept whole
 
-    refined = api.leaderboard(run, settings=api.ScoringSettings(checklist="refined"))
-    rebuilt = api.leaderboard(build_run(tmp_path / "rebuilt", refined_items, MODELS, _rule))
+    refined = api.leaderboard(run, settings=api.ScoringSettings(checklist="refined")).scores
+    rebuilt = api.leaderboard(build_run(tmp_path / "rebuilt", refined_items, MODELS, _rule)).scores
     assert refined.rows == rebuilt.rows
     assert refined.rows != full.rows
-    assert api.leaderboard(run).rows == full.rows  # the run's own checklists are untouched
+    assert api.leaderboard(run).scores.rows == full.rows  # the run's own checklists are untouched
     with RunStore.existing(run) as store:
         assert store.usage() == []  # no model was called
 

@@ -24,7 +24,7 @@ ROUNDING = 0.0101
 def test_fbbench_deltas_are_the_differences_of_the_leaderboard_scores(
     published_run: Path,  # noqa: F811
 ) -> None:
-    rows = {row.model: row for row in api.leaderboard(published_run).rows}
+    rows = {row.model: row for row in api.leaderboard(published_run).scores.rows}
     for base, cand in list(combinations(sorted(rows), 2))[:4]:
         found = api.compare([published_run], base, cand, FAST)
         assert found.n == 591 and found.protocol == "fb-bench" and found.policy == "zero"

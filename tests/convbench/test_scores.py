@@ -80,7 +80,7 @@ def run(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("mode", ["instruction", "all"])
 def test_scores_are_means_over_instructions_of_check_means(run: Path, mode: str) -> None:
-    scores = api.score(run, checks=mode)  # type: ignore[arg-type]
+    scores = api.score(run, checks=mode).scores  # type: ignore[arg-type]
     got = {row.model: row.score for row in scores.models}
     assert got == {model: _expected(model, mode) for model in VERDICTS}
     assert [row.model for row in scores.models][0] == "openai:alpha"
@@ -91,11 +91,11 @@ def test_scores_are_means_over_instructions_of_check_means(run: Path, mode: str)
     assert delta.unscored == (1 if mode == "all" else 0)
     for row in scores.models:
         assert row.ci is not None and row.ci[0] <= row.score <= row.ci[1]
-    assert api.score(run, checks=mode) == scores  # seeded bootstrap  # type: ignore[arg-type]
+    assert api.score(run, checks=mode).scores == scores  # seeded bootstrap  # type: ignore[arg-type]
 
 
 def test_unscored_items_can_count_as_zero(run: Path) -> None:
-    zero = {r.model: r.score for r in api.score(run, policy="zero").models}
+    zero = {r.model: r.score for r in api.score(run, policy="zero").scores.models}
     # delta: i1 2/3, i2 unscored -> 0, i3 1.
     assert zero["openai:delta"] == round(100 * (2 / 3 + 0 + 1) / 3, 2)
 
@@ -126,7 +126,7 @@ def test_a_ranking_that_matches_the_reference_correlates_perfectly(
     run: Path, tmp_path: Path
 ) -> None:
     reference = _reference(tmp_path / "ref.json", {"alpha": 90, "beta": 50, "gamma": 10})
-    agreement = api.score(run, reference=reference).reference
+    agreement = api.score(run, reference=reference).scores.reference
     assert agreement is not None
     assert agreement.models == {
         "openai:alpha": "alpha",
@@ -138,7 +138,7 @@ def test_a_ranking_that_matches_the_reference_correlates_perfectly(
     assert agreement.kendall_tau_b.value == pytest.approx(1.0)
     assert agreement.spearman.n == 3
     reversed_ = _reference(tmp_path / "rev.json", {"alpha": 10, "beta": 50, "gamma": 90})
-    flipped = api.score(run, reference=reversed_).reference
+    flipped = api.score(run, reference=reversed_).scores.reference
     assert flipped is not None
     assert flipped.spearman.value == pytest.approx(-1.0)
     assert flipped.kendall_tau_b.value == pytest.approx(-1.0)

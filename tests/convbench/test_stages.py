@@ -175,9 +175,9 @@ def test_scripted_build_over_every_format(tmp_path: Path) -> None:
         answers = tmp_path / "answers"
         api.generate(run / "bench.jsonl", ["openai:cand"], answers, options=options)
         api.judge(answers, "openai:judge", options=options)
-    instruction_only = api.score(answers, checks="instruction").models[0]
+    instruction_only = api.score(answers, checks="instruction").scores.models[0]
     assert (instruction_only.score, instruction_only.n) == (100.0, 7)
-    every = api.score(answers, checks="all").models[0]
+    every = api.score(answers, checks="all").scores.models[0]
     expected = sum(
         sum(c.source == "instruction" for c in i.checklist) / len(i.checklist)
         for i in items.values()

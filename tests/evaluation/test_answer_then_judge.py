@@ -58,7 +58,7 @@ def test_each_answer_is_judged_as_it_comes_and_the_run_holds_what_stages_store(
         options = api.ModelOptions(concurrency=2)
         run = api.run(EXAMPLE, candidates, judge, tmp_path / "run", options=options, scoring=CB)
         order = [_is_judge(body) for body in server.requests]
-        staged = [api.generate(EXAMPLE, candidates, tmp_path / "staged", options=options)]
+        staged = [api.generate(EXAMPLE, candidates, tmp_path / "staged", options=options).stage]
         staged.append(api.judge(tmp_path / "staged", judge, options=options).stage)
     # a judge was asked long before the candidates were done
     assert order.index(True) < len(order) // 4 and order[-1] is True
@@ -86,7 +86,7 @@ def test_a_resumed_run_judges_the_answers_it_holds_and_replaces_failed_ones_firs
     with OpenAIServer(answer=answer) as server:
         candidates, judge = _specs(server)
         for run in runs.values():  # one candidate answered, without judging; three failed
-            assert api.generate(EXAMPLE, candidates[:1], run).errors == 3
+            assert api.generate(EXAMPLE, candidates[:1], run).stage.errors == 3
         failing.clear()
         server.requests.clear()
         summaries = api.run(EXAMPLE, candidates, judge, runs["run"], scoring=CB).stages

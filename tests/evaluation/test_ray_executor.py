@@ -80,7 +80,7 @@ def test_ray_stores_what_the_local_executor_stores(
             theirs.errors,
             theirs.unscored,
         )
-    assert api.score(tmp_path / "ray") == api.score(tmp_path / "local")
+    assert api.score(tmp_path / "ray").scores == api.score(tmp_path / "local").scores
     # the calls table's limit column: each model's limit, added up over the Ray workers
     local_limits, ray_limits = (_limits(tmp_path / name) for name in ("local", "ray"))
     assert set(ray_limits) == set(local_limits) and len(local_limits) == 3  # 2 candidates, judge
@@ -103,11 +103,11 @@ def test_ray_dispatches_only_what_the_run_lacks(
     spec = f"openai:cand-a@{server.base_url}"
     api.generate(first, [spec], tmp_path / "run")  # locally, the first ten items
     before = len(server.requests)
-    summary = api.generate(full, [spec], tmp_path / "run", executor=EXECUTOR)
+    summary = api.generate(full, [spec], tmp_path / "run", executor=EXECUTOR).stage
     new = len(lines) - 10
     assert (summary.already_done, summary.called, summary.cached) == (10, new, 1)
     assert len(server.requests) - before == new
-    again = api.generate(full, [spec], tmp_path / "run", executor=EXECUTOR)
+    again = api.generate(full, [spec], tmp_path / "run", executor=EXECUTOR).stage
     assert (again.already_done, again.called) == (len(lines) + 1, 0)
     api.generate(full, [spec], tmp_path / "local")
     assert stored(tmp_path / "run") == stored(tmp_path / "local")

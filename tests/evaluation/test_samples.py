@@ -71,13 +71,13 @@ def _answers(run: Path) -> dict[tuple[str, int], str | None]:
 
 def test_k_samples_are_k_distinct_calls_and_a_rerun_makes_none(tmp_path: Path) -> None:
     bench, run = _bench(tmp_path / "b.jsonl", 2), tmp_path / "run"
-    once = api.generate(bench, ["local"], run, settings=SAMPLED)
+    once = api.generate(bench, ["local"], run, settings=SAMPLED).stage
     assert once.called == 2
     thrice = replace(SAMPLED, samples=3)
-    more = api.generate(bench, ["local"], run, settings=thrice)
+    more = api.generate(bench, ["local"], run, settings=thrice).stage
     # sample 0 is the answer of the run without samples: same cache key, not asked again
     assert (more.total, more.already_done, more.called, more.cached) == (6, 2, 4, 0)
-    again = api.generate(bench, ["local"], run, settings=thrice)
+    again = api.generate(bench, ["local"], run, settings=thrice).stage
     assert (again.already_done, again.called, again.cached) == (6, 0, 0)
 
     answers = _answers(run)
@@ -183,7 +183,7 @@ def test_scores_are_means_over_samples_of_the_stored_verdicts(tmp_path: Path) ->
     assert '"samples":3' in board.model_dump_json()
 
     # the generic score: mean over scored items (policy exclude)
-    scores = api.score(run)
+    scores = api.score(run).scores
     (model,) = scores.models
     assert model.score == _percent(mean(s for s in items.values() if s is not None))
     assert (model.n, model.unscored, model.samples) == (5, 1, 3)
@@ -226,9 +226,9 @@ def test_a_v3_store_migrates_in_place_and_resumes_with_more_samples(tmp_path: Pa
             conn.executescript(_V3)
         old = _rows(db, "SELECT item_id, model, body FROM responses ORDER BY rowid")
         old_verdicts = _rows(db, "SELECT item_id, check_id, passed, body FROM verdicts")
-        before = api.score(run)  # a reader: migrates the store
+        before = api.score(run).scores  # a reader: migrates the store
         asked = len(server.requests)
-        more = api.generate(bench, [candidate], run, settings=replace(settings, samples=2))
+        more = api.generate(bench, [candidate], run, settings=replace(settings, samples=2)).stage
         assert (more.already_done, more.called) == (3, 3)
         again = api.judge(run, judge)
         # the canned answers are alike: judging them again is served from the cache
@@ -241,7 +241,7 @@ def test_a_v3_store_migrates_in_place_and_resumes_with_more_samples(tmp_path: Pa
     assert _rows(db, kept) == old
     kept_verdicts = "SELECT item_id, check_id, passed, body FROM verdicts WHERE sample = 0"
     assert sorted(_rows(db, kept_verdicts)) == sorted(old_verdicts)
-    (model,) = api.score(run).models
+    (model,) = api.score(run).scores.models
     assert (before.models[0].score, model.score, model.samples) == (100.0, 100.0, 2)
 
 

@@ -61,13 +61,13 @@ def test_a_judge_of_a_slice_is_scored_on_it(tmp_path: Path) -> None:
         part = api.Slice(items_file=ids, models=(models[1],))
         result = api.judge(run, judge, slice_=part)
         assert (result.stage.total, result.stage.called) == (3, 3)
-        board = api.leaderboard(run)
+        board = api.leaderboard(run).scores
         assert [(row.model, row.n) for row in board.rows] == [(models[1], 3)]
         with pytest.raises(InputError, match="narrower or different slice"):
             api.judge(run, judge, slice_=api.Slice(items_file=ids, limit=1))
         whole = api.judge(run, judge)  # no slice: the rest of the run
         assert (whole.stage.total, whole.stage.already_done) == (16, 3)
-    assert sorted((row.model, row.n) for row in api.leaderboard(run).rows) == [
+    assert sorted((row.model, row.n) for row in api.leaderboard(run).scores.rows) == [
         (models[0], 8),
         (models[1], 8),
     ]
@@ -77,7 +77,7 @@ def test_an_import_keeps_its_slice_of_the_published_judgments(tmp_path: Path) ->
     run = tmp_path / "run"
     part = api.Slice(sample=60, sample_seed=1, models=("DeepSeek-V3", "gpt-4o-2024-05-13"))
     api.import_fbbench_judgments(PUBLISHED, run, slice_=part)
-    board = api.leaderboard(run)
+    board = api.leaderboard(run).scores
     assert sorted(row.model for row in board.rows) == ["DeepSeek-V3", "gpt-4o-2024-05-13"]
     assert {row.n for row in board.rows} == {60}
     with RunStore.existing(run) as store:

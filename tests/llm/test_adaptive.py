@@ -34,7 +34,7 @@ def test_limits_settle_near_the_servers_capacity_and_every_item_is_answered(
             f'[models.high]\nmodel = "judge"\nconcurrency = 24\n{entry}'
         )
         options = ModelOptions(models_file=models)
-        generated = api.generate(items, ["low"], run, options=options)
+        generated = api.generate(items, ["low"], run, options=options).stage
         judged = api.judge(run, "high", options=options).stage
         counts = server.stats()
     assert (generated.errors, judged.errors, judged.failed_calls) == (0, 0, 0)

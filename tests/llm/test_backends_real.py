@@ -109,7 +109,7 @@ def test_generate_over_http_into_a_run(llama_server: str, tmp_path: Path) -> Non
         tmp_path / "run",
         options=ModelOptions(base_url=llama_server, concurrency=2),
         settings=api.GenerationSettings(max_tokens=16),
-    )
+    ).stage
     assert (summary.total, summary.errors) == (8, 0)
     with RunStore(tmp_path / "run") as store:
         responses = store.responses()

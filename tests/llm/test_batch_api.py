@@ -67,7 +67,7 @@ def test_a_batch_in_progress_for_some_polls_answers_every_call_at_the_batch_pric
         spec = f"openai:m@{server.base_url}"
         summary = api.generate(
             bench(tmp_path / "b.jsonl", questions), [spec], tmp_path / "run", options=options()
-        )
+        ).stage
     assert summary.called == 3 and summary.failed_calls == 0
     (batch,) = server.batch.batches.values()
     assert batch.status == "completed" and batch.polls == 4  # three in progress, then done
@@ -103,9 +103,9 @@ def test_errors_in_the_error_file_are_failed_calls_that_a_rerun_sends_again(
     path, run_dir = bench(tmp_path / "b.jsonl", questions), tmp_path / "run"
     with OpenAIServer(answer=fail_second) as server:
         spec = f"openai:m@{server.base_url}"
-        first = api.generate(path, [spec], run_dir, options=options())
+        first = api.generate(path, [spec], run_dir, options=options()).stage
         server.answer = echo_answer
-        second = api.generate(path, [spec], run_dir, options=options())
+        second = api.generate(path, [spec], run_dir, options=options()).stage
     assert (first.called, first.failed_calls, second.called, second.failed_calls) == (3, 1, 1, 0)
     assert [batch.error_file_id is not None for batch in server.batch.batches.values()] == [
         True,
@@ -133,7 +133,7 @@ def test_an_expired_batch_answers_what_it_finished_and_fails_the_rest(tmp_path: 
             [f"openai:m@{server.base_url}"],
             tmp_path / "run",
             options=options(),
-        )
+        ).stage
     assert (summary.called, summary.failed_calls) == (3, 2)
     with RunStore.existing(tmp_path / "run") as store:
         errors = [r.error for r in store.responses() if r.error]
@@ -165,7 +165,7 @@ def test_a_refused_key_fails_every_call_and_says_so_without_the_key(
             [f"openai:m@{server.base_url}"],
             tmp_path / "run",
             options=options(),
-        )
+        ).stage
     assert summary.all_failed and summary.failed_calls == 2
     with RunStore.existing(tmp_path / "run") as store:
         errors = [r.error or "" for r in store.responses()]
@@ -256,7 +256,7 @@ def test_a_batch_answer_that_is_not_a_completion_is_a_failed_call(tmp_path: Path
             [f"openai:m@{server.base_url}"],
             tmp_path / "run",
             options=options(),
-        )
+        ).stage
     assert (summary.called, summary.failed_calls) == (2, 1)
 
 

@@ -191,7 +191,7 @@ def test_fbbench_breakdowns_are_the_leaderboard_json_by_facet_and_slice(run: Exp
     with RunStore.existing(run.run_dir) as store:
         [board] = build_report(store, ReportOptions(judge=JUDGE)).data["leaderboards"]
     assert board["kind"] == "fb-bench"
-    same = api.leaderboard(run.run_dir, judge=JUDGE).model_dump(mode="json")
+    same = api.leaderboard(run.run_dir, judge=JUDGE).scores.model_dump(mode="json")
     assert board["breakdowns"] == same["breakdowns"] and board["rows"] == same["rows"]
     cells = board["breakdowns"]["model-a"]
     assert set(cells) == {"task", "subtask", "feedback_type", "deficiency"}

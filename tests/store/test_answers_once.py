@@ -70,7 +70,7 @@ def test_an_answer_over_the_limit_is_a_failed_call_never_stored(tmp_path: Path) 
             [f"openai:m@{server.base_url}"],
             run_dir,
             options=ModelOptions(max_answer_bytes=limit),
-        )
+        ).stage
     assert summary.errors == 2 and summary.failed_calls == 2
     with RunStore.existing(run_dir) as store:
         [row] = store.usage()

@@ -91,7 +91,7 @@ def test_identical_requests_are_served_from_the_store(tmp_path: Path) -> None:
             ["openai:stub"],
             tmp_path / "run",
             options=ModelOptions(base_url=server.base_url, concurrency=1),
-        )
+        ).stage
         assert len(server.requests) == 1
     assert (summary.called, summary.cached, summary.errors) == (1, 4, 0)
     with RunStore(tmp_path / "run") as store:
@@ -118,11 +118,11 @@ def test_failed_calls_are_recorded_and_retried_on_rerun(tmp_path: Path) -> None:
     with OpenAIServer(Reply(status=400, body={"error": "nope"})) as server:
         first = api.generate(
             bench, ["openai:stub"], out, options=ModelOptions(base_url=server.base_url)
-        )
+        ).stage
         server.answer = Reply(body=completion("now fine"))
         second = api.generate(
             bench, ["openai:stub"], out, options=ModelOptions(base_url=server.base_url)
-        )
+        ).stage
     assert (first.errors, second.errors, second.already_done, second.called) == (3, 0, 0, 3)
     with RunStore(out) as store:
         assert [(u.calls, u.errors) for u in store.usage()] == [(3, 3)]

@@ -53,7 +53,7 @@ from checkbench.steps.prompting import (
     prompt_tag,
     query_text,
 )
-from checkbench.steps.stage import StageRun, StageSummary
+from checkbench.steps.stage import RunTally, StageRun, StageSummary
 from checkbench.store import RecordKind, RunStore
 
 ROLE = "taxbuilder"
@@ -97,6 +97,8 @@ class TaxBuildResult:
     path_map: dict[str, str]
     report: TaxBuilderReport
     summary: StageSummary
+    tally: RunTally | None = None
+    """What the store says of the stage's calls, for the CLI to print (set by the API)."""
 
 
 def _budget(chars: int) -> int:

@@ -31,7 +31,7 @@ from checkbench.stats.preference import by_scores, two_order_prefer
 from checkbench.stats.ranking import PositionReport
 from checkbench.steps.caller import Caller
 from checkbench.steps.progress import ProgressSink
-from checkbench.steps.stage import StageRun, StageSummary
+from checkbench.steps.stage import RunTally, StageRun, StageSummary
 from checkbench.store import RecordKind, RunStore
 
 CRITERIA_KIND = RecordKind("pc2.criteria", dict[str, Any])
@@ -69,6 +69,8 @@ class PC2Result:
     pairwise: list[PairVerdict]
     report: PC2Report
     summary: StageSummary
+    tally: RunTally | None = None
+    """What the store says of the stage's calls, for the CLI to print (set by the API)."""
 
 
 @dataclass(frozen=True)

@@ -230,12 +230,11 @@ def print_next_steps(out: Path, command: str, judge: str | None, judges: list[st
     """Where the run is, and the commands that show it again as JSON and as a report; the
     judge is named when the run holds several (`judges`), as the command then needs it."""
     pick = f" --judge-id {shlex.quote(judge)}" if len(judges) > 1 and judge else ""
-    json_command = f"checkbench {command} {shlex.quote(str(out))}{pick} --json"
-    console.print(
-        f"Run stored in [bold]{escape(str(out))}[/]. JSON: [bold]{escape(json_command)}[/]; "
-        + report_hint(out),
-        highlight=False,
-    )
+    json_command = f"checkbench {command} {shlex.quote(str(out))}{pick} --format json"
+    console.print(f"Run stored in [bold]{escape(str(out))}[/].", highlight=False)
+    # a line per command: one that fits the terminal is never broken
+    console.print(f"JSON: [bold]{escape(json_command)}[/];", highlight=False)
+    console.print(report_hint(out), highlight=False)
 
 
 def exit_if_below(board: api.FBBenchLeaderboard, min_score: float) -> None:

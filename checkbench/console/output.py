@@ -73,9 +73,7 @@ class Printout:
 
     def info(self, markup: str) -> None:
         """A progress line or hint (Rich markup): on stdout as a table, else on stderr."""
-        (self.console if self.fmt == "table" else self.err).print(
-            markup, highlight=False, soft_wrap=self.fmt != "table"
-        )
+        (self.console if self.fmt == "table" else self.err).print(markup, highlight=False)
 
     def calls(
         self,

@@ -114,9 +114,10 @@ def print_tally(
 
 
 def report_hint(run_dir: Path) -> str:
-    """The command that writes the run's report, and the file it writes (markup)."""
+    """The command that writes the run's report on a line of its own (never broken where it
+    fits the terminal), then the file it writes (markup)."""
     command = f"checkbench report {shlex.quote(str(run_dir))}"
-    return f"report: [bold]{escape(command)}[/] writes {escape(str(run_dir / 'report.html'))}"
+    return f"report: [bold]{escape(command)}[/]\nwrites {escape(str(run_dir / 'report.html'))}"
 
 
 def exit_if_all_failed(summaries: Sequence[StageOutcome]) -> None:

@@ -108,6 +108,21 @@ def transposed(grid: Grid) -> Grid:
     )
 
 
+def shortened(grid: Grid) -> Grid:
+    """The grid with its names in headers (`Column.name`) in unique short forms, each given
+    in full in the legend (the grid itself when no name is long)."""
+    named = [i for i, column in enumerate(grid.columns) if column.name and i != grid.label]
+    short = unique_forms([grid.columns[i].header for i in named])
+    pairs = [(s, grid.columns[i].header) for s, i in zip(short, named, strict=True)]
+    if all(s == name for s, name in pairs):
+        return grid
+    columns = list(grid.columns)
+    for s, i in zip(short, named, strict=True):
+        columns[i] = replace(columns[i], header=s)
+    legend = [*grid.legend, *((s, name) for s, name in pairs if s != name)]
+    return replace(grid, columns=columns, legend=legend)
+
+
 SHORT = 12
 """Cells a shortened name aims at."""
 
@@ -297,6 +312,7 @@ def layout(grid: Grid, width: int) -> list[Text]:
         widths = _widths(candidate, width)
         if _total(widths) <= width:
             return _titled(candidate, [_block(candidate, range(len(widths)), widths, False)], width)
+    grid = shortened(grid)
     widths = _widths(grid, width)
     everything = list(range(len(widths)))
     if _total([w for i, w in enumerate(widths) if i != grid.label]) <= width:

@@ -150,9 +150,9 @@ def run_judges(
         printout.grids(judge_leaderboard_grid(run.results))
         printout.finish(lambda: [r.model_dump(mode="json") for r in run.results])
     printout.info(
-        f"Run stored in [bold]{escape(str(run.run_dir))}[/] (rerun the command to resume); "
-        + report_hint(run.run_dir)
+        f"Run stored in [bold]{escape(str(run.run_dir))}[/] (rerun the command to resume);"
     )
+    printout.info(report_hint(run.run_dir))
     exit_if_all_failed(run.stages)
 
 

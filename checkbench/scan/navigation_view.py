@@ -217,7 +217,7 @@ def nodes_view(nav: Navigation) -> Grid:
     return Grid(
         f"Scores per taxonomy node ({nav.ranked_by} [95% CI] #rank)",
         [Column("node", numeric=False), Column("items")]
-        + [Column(model, name=False) for model in nav.models],
+        + [Column(model, name=True) for model in nav.models],
         [
             [
                 Entry(_name(node)),

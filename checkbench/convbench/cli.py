@@ -222,7 +222,7 @@ def stages_grid(title: str, stages: list[StageCount]) -> Grid:
     return Grid(
         title,
         [Column("stage", numeric=False), Column("seen"), Column("kept"), Column("dropped")]
-        + [Column("why dropped", numeric=False), Column("calls"), Column("cached")],
+        + [Column("why dropped", numeric=False, wrap=True), Column("calls"), Column("cached")],
         rows,
     )
 

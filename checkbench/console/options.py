@@ -67,8 +67,9 @@ Samples = Annotated[
 
 def _judge_id_help(default: str) -> str:
     return (
-        "A judge stored in the run, by its id (e.g. local:SmolLM2-135M-Instruct.Q4_1#logprob), "
-        f"whose verdicts to read (default: {default})."
+        "A judge stored in the run, by the id `checkbench judge` printed (e.g. "
+        f"gpt-4o-2024-08-06, or a model's id and #logprob), whose verdicts to read (default: "
+        f"{default})."
     )
 
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -424,17 +422,13 @@ def show(
     console: Console,
     payload: Callable[[], Any] | None = None,
 ) -> None:
-    """Print `grids` in `fmt`; as json, `payload()` (the command's JSON) or the grids."""
-    if fmt == "json":
-        data = payload() if payload is not None else grids_json(grids)
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-    elif fmt == "markdown":
-        sys.stdout.write(markdown(grids))
-    elif fmt == "csv":
-        sys.stdout.write(csv_text(grids))
-    else:
-        for grid in grids:
-            print_grid(grid, console)
+    """Print `grids` in `fmt`; as json, `payload()` (the command's JSON) or the grids (see
+    `console.output.Printout`)."""
+    from checkbench.console.output import Printout
+
+    printout = Printout(fmt, console)
+    printout.grids(*grids)
+    printout.finish(payload)
 
 
 def estimate(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -26,6 +27,7 @@ from checkbench.console.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
+    TABLE,
     AsJsonAlias,
     CalibrationName,
     ExecutorChoice,
@@ -44,9 +46,11 @@ from checkbench.console.options import (
     output_format,
     with_cost_limit,
     with_model_options,
+    with_output,
     with_slice,
     with_slice_and_models,
 )
+from checkbench.console.output import Printout
 from checkbench.console.render import (
     console,
     exit_if_all_failed,
@@ -67,6 +71,7 @@ from checkbench.steps.slices import WHOLE_SLICE, Slice
 @with_model_options
 @with_slice_and_models
 @with_cost_limit
+@with_output
 def judge(
     run_dir: Annotated[Path, typer.Argument(help="Run directory made by `generate`.")],
     judge_model: JudgeModel = DEFAULT_MODEL,
@@ -83,6 +88,7 @@ def judge(
     options: ModelOptions = DEFAULT_OPTIONS,
     slice_: Slice = WHOLE_SLICE,
     cost: CostLimit = NO_LIMIT,
+    printout: Printout = TABLE,
 ) -> None:
     """Judge every response of a run against its item's checklist; exits 1 when every call
     it made failed.
@@ -96,6 +102,11 @@ def judge(
             f"a cascade (--escalate-to) judges the whole run: {flag} does not apply to it; "
             "bound the strong judge with --budget-calls",
             field="--escalate-to",
+        )
+    if escalate_to is not None and not printout.table:
+        raise InputError(
+            "a cascade (--escalate-to) prints its summary as a table: leave out --format",
+            field="--format",
         )
     cascade = {"band": band, "target_agreement": target_agreement, "budget_calls": budget_calls}
     if run_cascade(
@@ -120,9 +131,10 @@ def judge(
             slice_=slice_,
             cost=cost,
         )
-    print_tally([result.stage], result.tally)
+    print_tally([result.stage], result.tally, printout=printout)
+    printout.finish(lambda: {"judge": result.judge, "stages": [asdict(result.stage)]})
     command = registry.run_scorers()[result.protocol].command
-    print_next_steps(run_dir, command, result.judge, result.tally.judges)
+    print_next_steps(run_dir, command, result.judge, result.tally.judges, printout)
     exit_if_all_failed([result.stage])
 
 
@@ -226,15 +238,24 @@ def run(
     exit_if_all_failed(result.stages)
 
 
-def print_next_steps(out: Path, command: str, judge: str | None, judges: list[str]) -> None:
+def print_next_steps(
+    out: Path, command: str, judge: str | None, judges: list[str], printout: Printout | None = None
+) -> None:
     """Where the run is, and the commands that show it again as JSON and as a report; the
-    judge is named when the run holds several (`judges`), as the command then needs it."""
+    judge is named when the run holds several (`judges`), as the command then needs it (on
+    stderr when the printout's format is not a table)."""
     pick = f" --judge-id {shlex.quote(judge)}" if len(judges) > 1 and judge else ""
     json_command = f"checkbench {command} {shlex.quote(str(out))}{pick} --format json"
-    console.print(f"Run stored in [bold]{escape(str(out))}[/].", highlight=False)
-    # a line per command: one that fits the terminal is never broken
-    console.print(f"JSON: [bold]{escape(json_command)}[/];", highlight=False)
-    console.print(report_hint(out), highlight=False)
+    lines = [  # a line per command: one that fits the terminal is never broken
+        f"Run stored in [bold]{escape(str(out))}[/].",
+        f"JSON: [bold]{escape(json_command)}[/];",
+        report_hint(out),
+    ]
+    for line in lines:
+        if printout is not None:
+            printout.info(line)
+        else:
+            console.print(line, highlight=False)
 
 
 def exit_if_below(board: api.FBBenchLeaderboard, min_score: float) -> None:

@@ -106,7 +106,7 @@ def print_tally(
     for summary in summaries:
         print_stage(summary, printout=printout)
     if failures:
-        print_failed_responses(tally.failed_answers)
+        print_failed_responses(tally.failed_answers, printout=printout)
     if printout is not None:
         printout.calls(tally.usage, tally.limits, tally.prices)
     else:
@@ -130,13 +130,16 @@ def exit_if_all_failed(summaries: Sequence[StageOutcome]) -> None:
         raise typer.Exit(1)
 
 
-def print_failed_responses(failed: Mapping[str, int], shown: int = 3) -> None:
+def print_failed_responses(
+    failed: Mapping[str, int], shown: int = 3, printout: Printout | None = None
+) -> None:
     """Why answers failed: the most frequent error messages with their counts."""
+    echo = printout.info if printout is not None else _echo
     errors = Counter(failed)
     for error, count in errors.most_common(shown):
-        console.print(f"[red]{count} failed:[/] {escape(error)}", highlight=False)
+        echo(f"[red]{count} failed:[/] {escape(error)}")
     if len(errors) > shown:
-        console.print(f"[dim]({len(errors) - shown} other error messages)[/]")
+        echo(f"[dim]({len(errors) - shown} other error messages)[/]")
 
 
 def calls_before(run_dir: Path) -> int:

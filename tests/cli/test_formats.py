@@ -14,10 +14,11 @@ import pytest
 
 from checkbench.console.calls import TITLE as CALLS_TITLE
 from checkbench.store import RunStore
-from checkbench.testing import OpenAIServer, Reply, completion
+from checkbench.testing import OpenAIServer, Reply, completion, deterministic
 from tests.conftest import ROOT, run_cli
 from tests.fbbench.test_published import needs_data
 from tests.ifrewardbench.test_cli import ALWAYS_YES_AND_A, tiny_file
+from tests.llm.test_endpoints import bench
 from tests.support.formats import (
     COUNTS,
     FORMATS,
@@ -193,3 +194,29 @@ def test_navigate_says_why_a_cell_is_empty(tmp_path: Path) -> None:
     run_dir = many_models(2, tmp_path, skip=(1, "Coding"))
     lines = _printed(["scan", "navigate", str(run_dir), "--facets", "task,subtask"], "table")
     assert any("(none scored: 88 unanswered, 0 unscored)" in line for line in lines)
+
+
+@pytest.mark.parametrize("fmt", FORMATS[1:])
+def test_generate_and_judge_print_their_calls_in_the_format(tmp_path: Path, fmt: str) -> None:
+    """generate (--table-format: its --format is the benchmark's) and judge (--format) print
+    what they did as the calls table in the format, their progress lines on stderr."""
+    run = tmp_path / "run"
+    with OpenAIServer(deterministic) as server:
+        candidate, judge = f"openai:cand@{server.base_url}", f"openai:judge@{server.base_url}"
+        made = run_cli(
+            "generate", str(bench(tmp_path / "b.jsonl", 4)), "-o", str(run), "-m", candidate,
+            "--table-format", fmt,
+        )  # fmt: skip
+        judged = run_cli("judge", str(run), "--judge", judge, "--format", fmt)
+    for result, model, role in ((made, candidate, "candidate"), (judged, judge, "judge")):
+        assert result.returncode == 0, result.stderr
+        shown = parsed(fmt, result.stdout)
+        if fmt == "json":
+            assert [(c["model"], c["role"], c["calls"]) for c in shown["calls"]] == [
+                (model, role, 4)
+            ]
+        elif fmt == "csv":
+            cells = {row["column"]: row["value"] for row in shown if row["table"] == CALLS_TITLE}
+            assert cells["calls"] == "4"
+        assert "model calls" in result.stderr
+    assert "Run stored in" in judged.stderr and "Run stored in" not in judged.stdout

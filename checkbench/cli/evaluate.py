@@ -49,6 +49,7 @@ from checkbench.console.options import (
     with_output,
     with_slice,
     with_slice_and_models,
+    with_table_output,
 )
 from checkbench.console.output import Printout
 from checkbench.console.render import (
@@ -183,6 +184,7 @@ def leaderboard(
 @with_model_options
 @with_slice
 @with_cost_limit
+@with_table_output
 def run(
     bench: Annotated[Path, typer.Argument(help="Benchmark file.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory.")],
@@ -210,6 +212,7 @@ def run(
     options: ModelOptions = DEFAULT_OPTIONS,
     slice_: Slice = WHOLE_SLICE,
     cost: CostLimit = NO_LIMIT,
+    printout: Printout = TABLE,
 ) -> None:
     """Generate, judge and score in one go, by the benchmark's protocol (on a slice of it);
     exits 3 at the cost limit."""
@@ -231,10 +234,21 @@ def run(
             slice_=slice_,
             cost=cost,
         )
-    print_tally(result.stages, result.tally, failures=True)
+    print_tally(result.stages, result.tally, failures=True, printout=printout)
     scorer = registry.run_scorers()[result.protocol]
-    scorer.show(result.scores)
-    print_next_steps(out, scorer.command, result.judge, result.tally.judges)
+    if printout.table:
+        scorer.show(result.scores)
+    elif scorer.grids is not None:
+        printout.grids(*scorer.grids(result.scores))
+    printout.finish(
+        lambda: {
+            "protocol": result.protocol,
+            "judge": result.judge,
+            "stages": [asdict(stage) for stage in result.stages],
+            "scores": result.scores.model_dump(mode="json"),
+        }
+    )
+    print_next_steps(out, scorer.command, result.judge, result.tally.judges, printout)
     exit_if_all_failed(result.stages)
 
 

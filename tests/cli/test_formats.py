@@ -220,3 +220,28 @@ def test_generate_and_judge_print_their_calls_in_the_format(tmp_path: Path, fmt:
             assert cells["calls"] == "4"
         assert "model calls" in result.stderr
     assert "Run stored in" in judged.stderr and "Run stored in" not in judged.stdout
+
+
+@pytest.mark.parametrize("fmt", FORMATS[1:])
+def test_run_prints_its_scores_and_calls_in_the_table_format(tmp_path: Path, fmt: str) -> None:
+    """run (--table-format: its --format is the benchmark's): the scores' tables and the calls
+    table in the format; JSON: the stages, the scores and the calls."""
+    with OpenAIServer(deterministic) as server:
+        candidate, judge = f"openai:cand@{server.base_url}", f"openai:judge@{server.base_url}"
+        result = run_cli(
+            "run", str(bench(tmp_path / "b.jsonl", 4)), "-o", str(tmp_path / "run"),
+            "-m", candidate, "--judge", judge, "--table-format", fmt,
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    shown = parsed(fmt, result.stdout)
+    if fmt == "json":
+        assert [row["model"] for row in shown["scores"]["models"]] == [candidate]
+        assert {(c["model"], c["role"]) for c in shown["calls"]} == {
+            (candidate, "candidate"),
+            (judge, "judge"),
+        }
+    elif fmt == "csv":
+        assert {row["row"] for row in shown} >= {candidate, f"{judge} (judge)"}
+    else:
+        assert any(row[1] == candidate for table in shown for row in table)
+    assert "Run stored in" in result.stderr

@@ -139,6 +139,7 @@ def validate(taxonomy: TaxonomyFile) -> None:
 
 @app.command()
 @with_model_options
+@with_output
 def build(
     queries: Annotated[Path, typer.Argument(help="Queries: a JSONL file of items.")],
     out: RunDir,
@@ -158,6 +159,7 @@ def build(
     refine: Annotated[bool, typer.Option(help="Run the refinement pass.")] = True,
     taxonomy_format: TaxonomyFormatOption = "checkbench",
     options: ModelOptions = DEFAULT_OPTIONS,
+    printout: Printout = TABLE,
 ) -> None:
     """Grow a capability taxonomy from real queries (TaxBuilder); rerunning resumes."""
     from checkbench.scan import api
@@ -179,21 +181,21 @@ def build(
             taxonomy_format=taxonomy_format,
         )
     report = result.report
-    console.print(
+    printout.text(
         f"{report.queries} queries, {report.tags} capabilities "
         f"({report.extraction_failed} extractions without a usable answer); "
         f"insert: {_outcomes(report.insert)}; refine: {_outcomes(report.refine)}; "
         f"{report.nodes_before_pruning} nodes before pruning, {report.nodes} after "
-        f"({report.leaves} leaves, depth {report.depth})",
-        highlight=False,
+        f"({report.leaves} leaves, depth {report.depth})"
     )
-    console.print(_build_steps(report), highlight=False)
+    printout.text(_build_steps(report))
     for cause, problem in report.examples.items():
-        console.print(f"  {escape(cause)}: e.g. {escape(problem)}", highlight=False)
+        printout.text(f"  {escape(cause)}: e.g. {escape(problem)}")
     if not report.grown:
-        console.print(_not_grown(report), highlight=False)
-    console.print(f"taxonomy written to [bold]{taxonomy_out}[/]")
-    print_stages(out, [result.summary])
+        printout.text(_not_grown(report))
+    printout.info(f"taxonomy written to [bold]{taxonomy_out}[/]")
+    print_stages(out, [result.summary], printout=printout)
+    printout.finish(lambda: report.model_dump(mode="json"))
     exit_if_all_failed([result.summary])
 
 
@@ -234,6 +236,7 @@ def _not_grown(report: TaxBuilderReport) -> str:
 
 @app.command()
 @with_model_options
+@with_output
 def tag(
     bench: Annotated[Path, typer.Argument(help="Benchmark items (JSONL).")],
     taxonomy: TaxonomyOption,
@@ -255,6 +258,7 @@ def tag(
             "often feedback) or all of them."
         ),
     ] = "first",
+    printout: Printout = TABLE,
 ) -> None:
     """Give every item a domain and hierarchical taxonomy tags, read from its task and chosen
     level by level down the taxonomy."""
@@ -274,19 +278,20 @@ def tag(
             progress=progress,
         )
     report = result.report
-    console.print(
+    printout.text(
         f"{report.tagged} of {report.items} items tagged ({report.nothing_fits} fit no node "
         f"below their domain); [red]{report.domain_failed + report.tags_failed} without a "
         "usable answer[/]; "
-        f"domains: {escape(_tally(report.domains))}; written to [bold]{bench_out}[/]",
-        highlight=False,
+        f"domains: {escape(_tally(report.domains))}; written to [bold]{bench_out}[/]"
     )
-    print_stages(out, [result.summary])
+    print_stages(out, [result.summary], printout=printout)
+    printout.finish(lambda: report.model_dump(mode="json"))
     exit_if_all_failed([result.summary])
 
 
 @app.command()
 @with_model_options
+@with_output
 def synthesize(
     tagged: Annotated[Path, typer.Argument(help="Tagged items (JSONL), e.g. from `tag`.")],
     taxonomy: TaxonomyOption,
@@ -298,6 +303,7 @@ def synthesize(
     query_chars: Annotated[int, typer.Option(min=1, help="Length cap of a new query.")] = 800,
     seed: Annotated[int, typer.Option(help="Seed for sampling and picking references.")] = 0,
     options: ModelOptions = DEFAULT_OPTIONS,
+    printout: Printout = TABLE,
 ) -> None:
     """RealMix: synthesize and quality-filter queries until every leaf has enough items."""
     from checkbench.scan import api
@@ -318,15 +324,15 @@ def synthesize(
             progress=progress,
         )
     report = result.report
-    console.print(
+    printout.text(
         f"{len(result.added)} queries added in {report.rounds} "
         f"round{'' if report.rounds == 1 else 's'} "
         f"({escape(_outcomes(report.outcomes))}); "
         f"{len(report.short_after)} of {report.leaves} leaves still short, "
-        f"{len(report.no_reference)} without any reference; written to [bold]{bench_out}[/]",
-        highlight=False,
+        f"{len(report.no_reference)} without any reference; written to [bold]{bench_out}[/]"
     )
-    print_stages(out, [result.summary])
+    print_stages(out, [result.summary], printout=printout)
+    printout.finish(lambda: report.model_dump(mode="json"))
     exit_if_all_failed([result.summary])
 
 

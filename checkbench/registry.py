@@ -84,6 +84,9 @@ class RunScorer:
     paired: Callable[[Any], Any] | None = None
     """(store) -> the `scoring.ScoreLayout` of how its score weighs the run's items, which a
     paired comparison (`checkbench compare`) follows; None: the mean of item scores."""
+    grids: Callable[[Any], list[Any]] | None = None
+    """(scores) -> the tables `show` prints, as `console.tables.Grid`s, for `run
+    --table-format markdown|csv`; None: the scores only in the JSON."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import typer
 from checkbench import api
 from checkbench.choices import FlagKind, SimilarityBackend
 from checkbench.cli import app
-from checkbench.console.options import AsJson
+from checkbench.console.options import TABLE, with_output
+from checkbench.console.output import Printout
 
 FLAG_KINDS: tuple[FlagKind, ...] = get_args(FlagKind)
 FlagName = StrEnum("FlagName", {kind: kind for kind in FLAG_KINDS})
@@ -19,6 +20,7 @@ FlagName = StrEnum("FlagName", {kind: kind for kind in FLAG_KINDS})
 
 
 @app.command()
+@with_output
 def audit(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with verdicts.")],
     judge_id: Annotated[
@@ -52,7 +54,6 @@ def audit(
         ),
     ] = None,
     limit: Annotated[int, typer.Option(min=0, help="Flagged checks listed in the text.")] = 20,
-    as_json: AsJson = False,
     write_refined: Annotated[
         Path | None,
         typer.Option(
@@ -62,6 +63,7 @@ def audit(
             "`leaderboard RUN --checklist refined`.",
         ),
     ] = None,
+    printout: Printout = TABLE,
 ) -> None:
     """Audit every check (pass rate, discrimination, judge disagreement, flips, unscored,
     near-duplicates, placeholders) and the benchmark (separability, rank stability, effective
@@ -79,6 +81,6 @@ def audit(
     )
     from checkbench.audit.render import show_audit
 
-    show_audit(report, as_json, limit)
-    if write_refined is not None and not as_json:
+    show_audit(report, printout, limit)
+    if write_refined is not None and printout.fmt != "json":
         typer.echo(f"refined benchmark written to {write_refined}", err=True)

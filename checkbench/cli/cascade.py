@@ -70,12 +70,6 @@ CascadeCalibration = Annotated[
         "(its name in the run, or an exported JSON file) before the band is applied.",
     ),
 ]
-CascadeJson = Annotated[
-    bool,
-    typer.Option(
-        "--json", help="With --escalate-to: print the cascade's summary as JSON, not lines."
-    ),
-]
 
 
 def run_cascade(
@@ -105,7 +99,6 @@ def run_cascade(
         "--reference-judge": reference_judge,
         "--budget-calls": budget_calls,
         "--calibration": calibration,
-        "--json": True if as_json else None,
     }
     if escalate_to is None:
         stray = [flag for flag, value in given.items() if value is not None]

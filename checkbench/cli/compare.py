@@ -3,21 +3,21 @@ beyond chance? With `--fail-if-worse`, a gate for CI (exit code 1, docs/compare.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich import box
 from rich.markup import escape
-from rich.table import Table
 
 from checkbench import api
 from checkbench.cli import app
 from checkbench.console import err_console
-from checkbench.console.options import AsJson
-from checkbench.console.render import console, estimate_cell
+from checkbench.console.options import TABLE, with_output
+from checkbench.console.output import Printout
+from checkbench.console.render import console
+from checkbench.console.tables import Cell, Column, Grid, cell, estimate
+from checkbench.stats.notation import value_text
 
 GATE_FAILED = 1
 """Exit code of `--fail-if-worse` when a candidate is worse (and of `leaderboard --min-score`)."""
@@ -30,53 +30,32 @@ def _p(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g}"
 
 
-def _delta(delta: api.Delta) -> str:
+def _delta(delta: api.Delta) -> Cell:
     low, high = delta.ci or (None, None)
-    return estimate_cell(delta.delta, low, high, signed=True)
+    return estimate(delta.delta, low, high, signed=True)
 
 
-def _table(title: str, columns: Sequence[str]) -> Table:
-    table = Table(title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for k, column in enumerate(columns):
-        if k < 2:
-            table.add_column(column, overflow="fold")
-        else:
-            table.add_column(column, justify="right")
-    return table
-
-
-def _summary(found: Sequence[api.Comparison]) -> None:
+def _summary(found: Sequence[api.Comparison]) -> Grid:
     first = found[0]
     parts = [name for name in PARTS if name in first.parts]
     level = round(first.level * 100)
-    table = _table(
-        f"Candidate minus baseline, paired on shared items ({level}% paired bootstrap "
-        f"intervals; judge: {first.judge})",
+    headers = ["n", "delta", *(PARTS[part] for part in parts)]
+    headers += ["p", "checks -/+", "McNemar p", "only b/c", "worse"]
+    rows = [
         [
-            "baseline",
-            "candidate",
-            "n",
-            "delta",
-            *(PARTS[part] for part in parts),
-            "p",
-            "checks -/+",
-            "McNemar p",
-            "only b/c",
-        ],
-    )
-    for c in found:
-        table.add_row(
-            escape(c.baseline),
-            escape(c.candidate) + (" [bold red](worse)[/]" if c.worse else ""),
-            str(c.n),
+            cell(c.baseline),
+            cell(c.candidate),
+            cell(c.n),
             _delta(api.Delta(c.delta, c.ci, c.n, c.p_value)),
             *(_delta(c.parts[part]) for part in parts),
-            _p(c.p_value),
-            f"{c.flips.pass_to_fail} / {c.flips.fail_to_pass}",
-            _p(c.flips.mcnemar_p),
-            f"{c.only_baseline} / {c.only_candidate}",
-        )
-    console.print(table)
+            cell(_p(c.p_value)),
+            cell(f"{c.flips.pass_to_fail} / {c.flips.fail_to_pass}"),
+            cell(_p(c.flips.mcnemar_p)),
+            cell(f"{c.only_baseline} / {c.only_candidate}"),
+            cell("worse" if c.worse else "-", style="bold red" if c.worse else ""),
+        ]
+        for c in found
+    ]
     unscored = sum(c.unscored for c in found)
     notes = [
         "p: sign-flip permutation test of the item score differences; "
@@ -87,45 +66,64 @@ def _summary(found: Sequence[api.Comparison]) -> None:
     ]
     if first.different_judges:
         notes.append(f"different judges: {first.judge} (--allow-different-judges)")
-    for note in notes:
-        console.print(f"[dim]{escape(note)}[/]", highlight=False)
+    return Grid(
+        f"Candidate minus baseline, paired on shared items ({level}% paired bootstrap "
+        f"intervals; judge: {first.judge})",
+        [Column("baseline", numeric=False), Column("candidate", numeric=False)]
+        + [Column(header) for header in headers],
+        rows,
+        notes=notes,
+        label=1,
+    )
 
 
-def _details(c: api.Comparison) -> None:
+def _by_tag(c: api.Comparison) -> Grid | None:
+    if not c.by_tag:
+        return None
+    return Grid(
+        "Delta by tag (p adjusted by Benjamini-Hochberg over the tag cells)",
+        [Column("facet", numeric=False), Column("value", numeric=False)]
+        + [Column(header) for header in ("n", "delta", "p", "p adjusted")],
+        [
+            [
+                cell(tag.facet),
+                cell(tag.value),
+                cell(tag.n),
+                _delta(tag),
+                cell(_p(tag.p_value)),
+                cell(_p(tag.p_adjusted)),
+            ]
+            for tag in c.by_tag
+        ],
+        label=1,
+    )
+
+
+def _details(c: api.Comparison, printout: Printout) -> None:
     """The per-tag deltas and the items that moved most, of one comparison."""
-    if c.by_tag:
-        table = _table(
-            "Delta by tag (p adjusted by Benjamini-Hochberg over the tag cells)",
-            ["facet", "value", "n", "delta", "p", "p adjusted"],
-        )
-        for cell in c.by_tag:
-            table.add_row(
-                escape(cell.facet),
-                escape(cell.value),
-                str(cell.n),
-                _delta(cell),
-                _p(cell.p_value),
-                _p(cell.p_adjusted),
-            )
-        console.print(table)
+    printout.grids(_by_tag(c))
     for item in c.items:
-        console.rule(
+        head = (
             f"{escape(item.id)}: {item.baseline_score} -> {item.candidate_score} "
-            f"({item.delta:+.2f})",
-            align="left",
+            f"({value_text(item.delta, signed=True)})"
         )
+        if printout.table:
+            console.rule(head, align="left")
+        else:
+            printout.text(head)
         for check in item.flipped:
             arrow = "met -> unmet" if check.baseline else "unmet -> met"
-            console.print(f"  {arrow}: {escape(check.text)}", highlight=False)
+            printout.text(f"  {arrow}: {escape(check.text)}")
         for label, answer in (
             (c.baseline, item.baseline_answer),
             (c.candidate, item.candidate_answer),
         ):
             shown = (answer or "(no answer)")[:ANSWER_CHARS].replace("\n", " ")
-            console.print(f"  [bold]{escape(label)}[/]: {escape(shown)}", highlight=False)
+            printout.text(f"  [bold]{escape(label)}[/]: {escape(shown)}")
 
 
 @app.command()
+@with_output
 def compare(
     runs: Annotated[
         list[Path],
@@ -170,7 +168,7 @@ def compare(
     resamples: Annotated[
         int, typer.Option(min=100, help="Bootstrap and permutation resamples.")
     ] = 10_000,
-    as_json: AsJson = False,
+    printout: Printout = TABLE,
 ) -> None:
     """Paired comparison of a candidate with a baseline on the items both answered, scored
     by the benchmark's protocol: the delta with its paired bootstrap interval and sign-flip
@@ -188,19 +186,11 @@ def compare(
         found = api.compare_each(runs[0], baseline, settings)
     else:
         found = [api.compare(runs, baseline, candidate, settings)]
-    if as_json:
-        shown = [c.as_json() for c in found]
-        print(
-            json.dumps(
-                shown[0] if candidate is not None or len(runs) == 2 else shown,
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
-    else:
-        _summary(found)
-        if len(found) == 1:
-            _details(found[0])
+    printout.grids(_summary(found))
+    if len(found) == 1:
+        _details(found[0], printout)
+    shown = [c.as_json() for c in found]
+    printout.finish(lambda: shown[0] if candidate is not None or len(runs) == 2 else shown)
     worse = [c for c in found if c.worse]
     if fail_if_worse and worse:
         for c in worse:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -16,7 +17,6 @@ from checkbench.cli.cascade import (
     Band,
     BudgetCalls,
     CascadeCalibration,
-    CascadeJson,
     CascadeReference,
     EscalateTo,
     TargetAgreement,
@@ -27,6 +27,7 @@ from checkbench.console.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
+    TABLE,
     AsJsonAlias,
     CalibrationName,
     ExecutorChoice,
@@ -45,9 +46,12 @@ from checkbench.console.options import (
     refuse_judge_and_calibration,
     with_cost_limit,
     with_model_options,
+    with_output,
     with_slice,
     with_slice_and_models,
+    with_table_output,
 )
+from checkbench.console.output import Printout
 from checkbench.console.render import (
     console,
     exit_if_all_failed,
@@ -56,6 +60,7 @@ from checkbench.console.render import (
     report_hint,
 )
 from checkbench.distributed import executor_named
+from checkbench.errors import InputError
 from checkbench.fbbench.cli import show_leaderboard
 from checkbench.llm import ModelOptions
 from checkbench.steps.budget import NO_LIMIT, CostLimit
@@ -67,6 +72,7 @@ from checkbench.steps.slices import WHOLE_SLICE, Slice
 @with_model_options
 @with_slice_and_models
 @with_cost_limit
+@with_output
 def judge(
     run_dir: Annotated[Path, typer.Argument(help="Run directory made by `generate`.")],
     judge_model: JudgeModel = DEFAULT_MODEL,
@@ -80,10 +86,10 @@ def judge(
     reference_judge: CascadeReference = None,
     budget_calls: BudgetCalls = None,
     calibration: CascadeCalibration = None,
-    as_json: CascadeJson = False,
     options: ModelOptions = DEFAULT_OPTIONS,
     slice_: Slice = WHOLE_SLICE,
     cost: CostLimit = NO_LIMIT,
+    printout: Printout = TABLE,
 ) -> None:
     """Judge every response of a run against its item's checklist; exits 1 when every call
     it made failed.
@@ -92,6 +98,12 @@ def judge(
     --escalate-to, judge as a cascade: the --judge model grades every check by P(yes) and the
     checks it is unsure of go to the stronger model (the slice flags and --max-cost apply to
     both judges)."""
+    if escalate_to is not None and printout.fmt not in ("table", "json"):
+        raise InputError(
+            "a cascade (--escalate-to) prints its summary as a table or as JSON: "
+            "--format table or json",
+            field="--format",
+        )
     cascade = {"band": band, "target_agreement": target_agreement, "budget_calls": budget_calls}
     if run_cascade(
         run_dir,
@@ -104,7 +116,7 @@ def judge(
         options=options,
         slice_=slice_,
         cost=cost,
-        as_json=as_json,
+        as_json=printout.fmt == "json",
     ):
         return
     with RichProgress() as progress:
@@ -118,9 +130,10 @@ def judge(
             slice_=slice_,
             cost=cost,
         )
-    print_tally([result.stage], result.tally)
+    print_tally([result.stage], result.tally, printout=printout)
+    printout.finish(lambda: {"judge": result.judge, "stages": [asdict(result.stage)]})
     command = registry.run_scorers()[result.protocol].command
-    print_next_steps(run_dir, command, result.judge, result.tally.judges)
+    print_next_steps(run_dir, command, result.judge, result.tally.judges, printout)
     exit_if_all_failed([result.stage])
 
 
@@ -171,6 +184,7 @@ def leaderboard(
 @with_model_options
 @with_slice
 @with_cost_limit
+@with_table_output
 def run(
     bench: Annotated[Path, typer.Argument(help="Benchmark file.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory.")],
@@ -198,6 +212,7 @@ def run(
     options: ModelOptions = DEFAULT_OPTIONS,
     slice_: Slice = WHOLE_SLICE,
     cost: CostLimit = NO_LIMIT,
+    printout: Printout = TABLE,
 ) -> None:
     """Generate, judge and score in one go, by the benchmark's protocol (on a slice of it);
     exits 3 at the cost limit."""
@@ -219,23 +234,42 @@ def run(
             slice_=slice_,
             cost=cost,
         )
-    print_tally(result.stages, result.tally, failures=True)
+    print_tally(result.stages, result.tally, failures=True, printout=printout)
     scorer = registry.run_scorers()[result.protocol]
-    scorer.show(result.scores)
-    print_next_steps(out, scorer.command, result.judge, result.tally.judges)
+    if printout.table:
+        scorer.show(result.scores)
+    elif scorer.grids is not None:
+        printout.grids(*scorer.grids(result.scores))
+    printout.finish(
+        lambda: {
+            "protocol": result.protocol,
+            "judge": result.judge,
+            "stages": [asdict(stage) for stage in result.stages],
+            "scores": result.scores.model_dump(mode="json"),
+        }
+    )
+    print_next_steps(out, scorer.command, result.judge, result.tally.judges, printout)
     exit_if_all_failed(result.stages)
 
 
-def print_next_steps(out: Path, command: str, judge: str | None, judges: list[str]) -> None:
+def print_next_steps(
+    out: Path, command: str, judge: str | None, judges: list[str], printout: Printout | None = None
+) -> None:
     """Where the run is, and the commands that show it again as JSON and as a report; the
-    judge is named when the run holds several (`judges`), as the command then needs it."""
+    judge is named when the run holds several (`judges`), as the command then needs it (on
+    stderr when the printout's format is not a table)."""
     pick = f" --judge-id {shlex.quote(judge)}" if len(judges) > 1 and judge else ""
-    json_command = f"checkbench {command} {shlex.quote(str(out))}{pick} --json"
-    console.print(
-        f"Run stored in [bold]{escape(str(out))}[/]. JSON: [bold]{escape(json_command)}[/]; "
-        + report_hint(out),
-        highlight=False,
-    )
+    json_command = f"checkbench {command} {shlex.quote(str(out))}{pick} --format json"
+    lines = [  # a line per command: one that fits the terminal is never broken
+        f"Run stored in [bold]{escape(str(out))}[/].",
+        f"JSON: [bold]{escape(json_command)}[/];",
+        report_hint(out),
+    ]
+    for line in lines:
+        if printout is not None:
+            printout.info(line)
+        else:
+            console.print(line, highlight=False)
 
 
 def exit_if_below(board: api.FBBenchLeaderboard, min_score: float) -> None:

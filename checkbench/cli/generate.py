@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -13,6 +14,7 @@ from checkbench.console.options import (
     AUTO_FORMAT,
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
+    TABLE,
     ExecutorChoice,
     Format,
     Models,
@@ -22,7 +24,9 @@ from checkbench.console.options import (
     with_cost_limit,
     with_model_options,
     with_slice,
+    with_table_output,
 )
+from checkbench.console.output import Printout
 from checkbench.console.render import exit_if_all_failed, print_tally
 from checkbench.distributed import executor_named
 from checkbench.llm import ModelOptions
@@ -35,6 +39,7 @@ from checkbench.steps.slices import WHOLE_SLICE, Slice
 @with_model_options
 @with_slice
 @with_cost_limit
+@with_table_output
 def generate(
     bench: Annotated[
         Path, typer.Argument(help="Benchmark file (JSONL of Items, or FB-Bench JSON).")
@@ -53,6 +58,7 @@ def generate(
     options: ModelOptions = DEFAULT_OPTIONS,
     slice_: Slice = WHOLE_SLICE,
     cost: CostLimit = NO_LIMIT,
+    printout: Printout = TABLE,
 ) -> None:
     """Run one or more candidate models over the items of BENCH (of a slice of it) into a run
     directory; exits 3 at the cost limit."""
@@ -72,5 +78,6 @@ def generate(
             slice_=slice_,
             cost=cost,
         )
-    print_tally([result.stage], result.tally, failures=True)
+    print_tally([result.stage], result.tally, failures=True, printout=printout)
+    printout.finish(lambda: {"stages": [asdict(result.stage)]})
     exit_if_all_failed([result.stage])

@@ -43,8 +43,8 @@ def calibrate(
         str,
         typer.Option(
             "--judge-id",
-            help="The log-prob judge stored in the run to calibrate, by its id (e.g. "
-            "local:SmolLM2-135M-Instruct.Q4_1#logprob).",
+            help="The log-prob judge stored in the run to calibrate, by the id `checkbench "
+            "judge --mode logprob` printed (a model's id and #logprob).",
         ),
     ],
     reference_judge: ReferenceJudge = None,

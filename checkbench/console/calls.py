@@ -83,6 +83,29 @@ def calls_grid(
     return Grid(TITLE, columns, cells, notes=notes)
 
 
+def calls_json(
+    usage: Sequence[UsageRow], limits: Mapping[str, int], prices: Mapping[str, Price]
+) -> list[dict[str, object]]:
+    """The calls table as JSON: one object per model and role (cost null without a price)."""
+    rows = sorted(usage, key=lambda row: (row.model, row.role))
+    return [
+        {
+            "model": row.model,
+            "role": row.role,
+            "calls": row.calls,
+            "retries": row.retries,
+            "timed_out": row.timeouts,
+            "failed": row.errors,
+            "prompt_tokens": row.prompt_tokens,
+            "completion_tokens": row.completion_tokens,
+            "call_s": round(row.latency_s, 3),
+            "limit": limits.get(row.model),
+            "cost_usd": prices[row.model].billed(row) if row.model in prices else None,
+        }
+        for row in rows
+    ]
+
+
 def print_calls(
     usage: Sequence[UsageRow],
     limits: Mapping[str, int],

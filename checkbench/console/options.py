@@ -17,7 +17,7 @@ import inspect
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, cast, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast, get_type_hints
 
 import typer
 from typer import _click
@@ -25,8 +25,12 @@ from typer import _click
 from checkbench import registry
 from checkbench.choices import NATIVE_FORMAT, ExecutorName, UnscoredPolicy
 from checkbench.choices import JudgeMode as Mode
+from checkbench.console.tables import OutputFormat
 from checkbench.llm import JsonMode as JsonModeName
 from checkbench.llm import ModelOptions
+
+if TYPE_CHECKING:
+    from checkbench.console.output import Printout
 
 DEFAULT_MODEL = "local"
 SPECS = "an alias of the models file, local, local:/x.gguf, openai:NAME or openai:NAME@URL"
@@ -62,8 +66,9 @@ Samples = Annotated[
 
 def _judge_id_help(default: str) -> str:
     return (
-        "A judge stored in the run, by its id (e.g. local:SmolLM2-135M-Instruct.Q4_1#logprob), "
-        f"whose verdicts to read (default: {default})."
+        "A judge stored in the run, by the id `checkbench judge` printed (e.g. "
+        f"gpt-4o-2024-08-06, or a model's id and #logprob), whose verdicts to read (default: "
+        f"{default})."
     )
 
 
@@ -391,17 +396,44 @@ with_cost_limit = with_flags("cost", {"max_cost": (MaxCost, None), "price": (Pri
 `steps.budget`)."""
 
 
-TableFormat = Annotated[
-    Literal["table", "markdown", "csv", "json"],
-    typer.Option(
-        "--format",
-        help="How to print: tables fitted to the terminal's width (table), Markdown tables, "
-        "CSV (one row per cell), or JSON.",
-    ),
-]
+_FORMAT_HELP = (
+    "How to print: tables fitted to the terminal's width (table), Markdown tables, CSV (one "
+    "row per cell), or JSON."
+)
+TableFormat = Annotated[OutputFormat, typer.Option("--format", help=_FORMAT_HELP)]
 AsJsonAlias = Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")]
 
 
-def output_format(chosen: str, as_json: bool) -> Literal["table", "markdown", "csv", "json"]:
+def output_format(chosen: str, as_json: bool) -> OutputFormat:
     """The format a table command prints in: `--json` is kept as `--format json`."""
-    return "json" if as_json else cast(Any, chosen)
+    return "json" if as_json else cast(OutputFormat, chosen)
+
+
+def _output(**flags: Any) -> Any:
+    from checkbench.console.output import Printout
+
+    return Printout(output_format(flags["table_format"], flags["as_json"]))
+
+
+TABLE: Printout = cast("Printout", None)
+"""The `printout` default of a command under `with_output` (the flags replace it)."""
+with_output = with_flags(
+    "printout", {"table_format": (TableFormat, "table"), "as_json": (AsJsonAlias, False)}, _output
+)
+"""Give a table command `--format table|markdown|csv|json` (and `--json`, hidden, the same as
+`--format json`), passed to it as `printout: Printout` (see `console.output`)."""
+
+RenamedTableFormat = Annotated[
+    OutputFormat,
+    typer.Option(
+        "--table-format",
+        help=_FORMAT_HELP + " (Not --format: that names the format of the input.)",
+    ),
+]
+with_table_output = with_flags(
+    "printout",
+    {"table_format": (RenamedTableFormat, "table"), "as_json": (AsJsonAlias, False)},
+    _output,
+)
+"""`with_output` for a command whose `--format` names the format of its input: the option is
+`--table-format`."""

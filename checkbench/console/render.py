@@ -24,6 +24,7 @@ from checkbench.stats.notation import (
 )
 
 if TYPE_CHECKING:
+    from checkbench.console.output import Printout
     from checkbench.stats.estimate import Stat
     from checkbench.steps.stage import RunTally, StageSummary
     from checkbench.store import RunStore
@@ -60,38 +61,51 @@ def stage_line(summary: StageSummary) -> str:
     return f"[bold]{summary.stage}[/]: {', '.join(parts)}, {summary.duration_s:.1f}s"
 
 
-def print_stage(summary: StageSummary, shown: int = 10) -> None:
+def print_stage(summary: StageSummary, shown: int = 10, printout: Printout | None = None) -> None:
     """One line saying what a stage did, then what it left unscored (the first `shown`)."""
-    console.print(stage_line(summary), highlight=False)
+    echo = printout.info if printout is not None else _echo
+    echo(stage_line(summary))
     if summary.unscored:
         listed = ", ".join(summary.unscored[:shown])
         more = len(summary.unscored) - shown
         suffix = f" and {more} more" if more > 0 else ""
-        console.print(
+        echo(
             f"[yellow]{len(summary.unscored)} left unscored[/] (asked again on a rerun): "
-            f"{escape(listed)}{suffix}",
-            highlight=False,
+            f"{escape(listed)}{suffix}"
         )
 
 
+def _echo(markup: str) -> None:
+    console.print(markup, highlight=False)
+
+
 def print_tally(
-    summaries: Sequence[StageSummary], tally: RunTally | None, *, failures: bool = False
+    summaries: Sequence[StageSummary],
+    tally: RunTally | None,
+    *,
+    failures: bool = False,
+    printout: Printout | None = None,
 ) -> None:
     """Each stage's line, then (for answering stages) why answers failed, then the calls table
-    of the command's calls (the stage lines alone without a `tally`)."""
+    of the command's calls (the stage lines alone without a `tally`), in the printout's format
+    when given."""
     for summary in summaries:
-        print_stage(summary)
+        print_stage(summary, printout=printout)
     if tally is None:
         return
     if failures:
-        print_failed_responses(tally.failed_answers)
-    print_calls(tally.usage, tally.limits, tally.prices, console)
+        print_failed_responses(tally.failed_answers, printout=printout)
+    if printout is not None:
+        printout.calls(tally.usage, tally.limits, tally.prices)
+    else:
+        print_calls(tally.usage, tally.limits, tally.prices, console)
 
 
 def report_hint(run_dir: Path) -> str:
-    """The command that writes the run's report, and the file it writes (markup)."""
+    """The command that writes the run's report on a line of its own (never broken where it
+    fits the terminal), then the file it writes (markup)."""
     command = f"checkbench report {shlex.quote(str(run_dir))}"
-    return f"report: [bold]{escape(command)}[/] writes {escape(str(run_dir / 'report.html'))}"
+    return f"report: [bold]{escape(command)}[/]\nwrites {escape(str(run_dir / 'report.html'))}"
 
 
 def exit_if_all_failed(summaries: Sequence[StageOutcome]) -> None:
@@ -104,13 +118,16 @@ def exit_if_all_failed(summaries: Sequence[StageOutcome]) -> None:
         raise typer.Exit(1)
 
 
-def print_failed_responses(failed: Mapping[str, int], shown: int = 3) -> None:
+def print_failed_responses(
+    failed: Mapping[str, int], shown: int = 3, printout: Printout | None = None
+) -> None:
     """Why answers failed: the most frequent error messages with their counts."""
+    echo = printout.info if printout is not None else _echo
     errors = Counter(failed)
     for error, count in errors.most_common(shown):
-        console.print(f"[red]{count} failed:[/] {escape(error)}", highlight=False)
+        echo(f"[red]{count} failed:[/] {escape(error)}")
     if len(errors) > shown:
-        console.print(f"[dim]({len(errors) - shown} other error messages)[/]")
+        echo(f"[dim]({len(errors) - shown} other error messages)[/]")
 
 
 def calls_before(run_dir: Path) -> int:
@@ -124,13 +141,18 @@ def calls_before(run_dir: Path) -> int:
         return store.last_call()
 
 
-def print_usage(store: RunStore, after: int = 0) -> None:
-    """The calls table of the calls stored after the call `after` (0: of the whole run)."""
+def print_usage(store: RunStore, after: int = 0, printout: Printout | None = None) -> None:
+    """The calls table of the calls stored after the call `after` (0: of the whole run), in
+    the printout's format when given."""
     from checkbench.llm.models_file import Price
     from checkbench.steps.caller import LIMITS_META
 
     prices = {name: Price.model_validate(p) for name, p in store.prices().items()}
-    print_calls(store.usage(after), store.get_meta(LIMITS_META, {}), prices, console)
+    usage, limits = store.usage(after), store.get_meta(LIMITS_META, {})
+    if printout is not None:
+        printout.calls(usage, limits, prices)
+    else:
+        print_calls(usage, limits, prices, console)
 
 
 def estimate_cell(

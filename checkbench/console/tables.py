@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from rich.cells import cell_len
-from rich.console import Console
+from rich.cells import cell_len, chop_cells
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from checkbench.stats.notation import (
@@ -61,6 +59,8 @@ class Column:
     numeric: bool = True
     name: bool = False
     """The header is a name (a model's): kept on one line, never wrapped."""
+    wrap: bool = False
+    """The cells are prose (a check's text, a reason): they wrap between words to fit."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,21 @@ def transposed(grid: Grid) -> Grid:
     )
 
 
+def shortened(grid: Grid) -> Grid:
+    """The grid with its names in headers (`Column.name`) in unique short forms, each given
+    in full in the legend (the grid itself when no name is long)."""
+    named = [i for i, column in enumerate(grid.columns) if column.name and i != grid.label]
+    short = unique_forms([grid.columns[i].header for i in named])
+    pairs = [(s, grid.columns[i].header) for s, i in zip(short, named, strict=True)]
+    if all(s == name for s, name in pairs):
+        return grid
+    columns = list(grid.columns)
+    for s, i in zip(short, named, strict=True):
+        columns[i] = replace(columns[i], header=s)
+    legend = [*grid.legend, *((s, name) for s, name in pairs if s != name)]
+    return replace(grid, columns=columns, legend=legend)
+
+
 SHORT = 12
 """Cells a shortened name aims at."""
 
@@ -147,6 +162,12 @@ def wrap(text: str, width: int) -> list[str]:
     return lines
 
 
+def prose(text: str, width: int) -> list[str]:
+    """Prose in lines of at most `width` cells: broken between tokens, and a token wider than
+    `width` (a run of CJK text has no space) cut where the width ends."""
+    return [part for line in wrap(text, width) for part in chop_cells(line, width) or [""]]
+
+
 def _header_width(header: str, floor: int) -> int:
     """The narrowest width, at least `floor`, at which `header` takes at most HEADER_LINES."""
     longest = max((cell_len(token.strip()) for token in tokens(header)), default=0)
@@ -156,8 +177,12 @@ def _header_width(header: str, floor: int) -> int:
     return width
 
 
-def _cell_lines(item: Cell, below: bool) -> list[Text]:
-    """A cell's lines: the value, then each line of its detail (or all on one line)."""
+def _cell_lines(item: Cell, below: bool, width: int = 0) -> list[Text]:
+    """A cell's lines: the value, then each line of its detail (or all on one line); with a
+    `width` (prose), the value and the detail wrapped between tokens to it."""
+    if width:
+        text = " ".join([item.value, *item.detail.split("\n")]) if item.detail else item.value
+        return [Text(line, style=item.style) for line in prose(text, width)]
     value = Text(item.value, style=item.style)
     if not item.detail:
         return [value]
@@ -166,7 +191,31 @@ def _cell_lines(item: Cell, below: bool) -> list[Text]:
     return [Text.assemble(value, " ", (" ".join(item.detail.split("\n")), "dim"))]
 
 
-def _widths(grid: Grid) -> list[int]:
+WRAP_FLOOR = 16
+"""Cells a prose column keeps at least when it is narrowed to fit."""
+
+
+def _widths(grid: Grid, room: int = 0) -> list[int]:
+    """The columns' widths; with `room`, prose columns narrowed (to WRAP_FLOOR or their
+    longest token at least) until the grid fits it, where they can."""
+    widths = _natural(grid)
+    floors = {
+        i: max(WRAP_FLOOR, cell_len(column.header))
+        for i, column in enumerate(grid.columns)
+        if column.wrap and i != grid.label
+    }
+    excess = _total(widths) - room if room else 0
+    while excess > 0:
+        shrinkable = [i for i in floors if widths[i] > floors[i]]
+        if not shrinkable:
+            break
+        widest = max(shrinkable, key=lambda i: widths[i])
+        widths[widest] -= 1
+        excess -= 1
+    return widths
+
+
+def _natural(grid: Grid) -> list[int]:
     widths = []
     for i, column in enumerate(grid.columns):
         cells = max(
@@ -224,7 +273,10 @@ def _block(
     for row in grid.rows:
         if heads:
             lines.extend(Text(part, style="bold") for part in wrap(row[grid.label].value, room))
-        cells = [_cell_lines(row[i], grid.detail_below) for i in columns]
+        cells = [
+            _cell_lines(row[i], grid.detail_below, widths[i] if grid.columns[i].wrap else 0)
+            for i in columns
+        ]
         for k in range(max(len(c) for c in cells)):
             parts = [
                 _fit(c[k] if k < len(c) else Text(""), widths[i], grid.columns[i].numeric)
@@ -255,15 +307,17 @@ def layout(grid: Grid, width: int) -> list[Text]:
     if grid.transposable and grid.rows:
         candidates.append(transposed(grid))
     for candidate in candidates:
-        widths = _widths(candidate)
+        widths = _widths(candidate, width)
         if _total(widths) <= width:
             return _titled(candidate, [_block(candidate, range(len(widths)), widths, False)], width)
-    widths = _widths(grid)
+    grid = shortened(grid)
+    widths = _widths(grid, width)
     everything = list(range(len(widths)))
     if _total([w for i, w in enumerate(widths) if i != grid.label]) <= width:
         return _titled(grid, [_block(grid, everything, widths, True, width)], width)
     beside, under = (_chunks(grid, widths, width, heads) for heads in (False, True))
-    heads = len(under) < len(beside) or widths[grid.label] > width // 2
+    too_wide = any(_total([widths[i] for i in chunk]) > width for chunk in beside)
+    heads = len(under) < len(beside) or widths[grid.label] > width // 2 or too_wide
     chunks = under if heads else beside
     blocks = [_block(grid, chunk, widths, heads, width) for chunk in chunks]
     return _titled(grid, blocks, width)
@@ -282,6 +336,16 @@ def _titled(grid: Grid, blocks: list[list[Text]], width: int) -> list[Text]:
         parts = [entry] if cell_len(entry) <= width else [f"{short} =", *wrap(name, width)]
         lines.extend(Text(part, style="dim") for part in parts)
     return lines
+
+
+class Fitted:
+    """A grid as a Rich renderable, laid out for the width it is given."""
+
+    def __init__(self, grid: Grid) -> None:
+        self.grid = grid
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from layout(self.grid, options.max_width)
 
 
 def print_grid(grid: Grid, console: Console) -> None:
@@ -358,17 +422,13 @@ def show(
     console: Console,
     payload: Callable[[], Any] | None = None,
 ) -> None:
-    """Print `grids` in `fmt`; as json, `payload()` (the command's JSON) or the grids."""
-    if fmt == "json":
-        data = payload() if payload is not None else grids_json(grids)
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-    elif fmt == "markdown":
-        sys.stdout.write(markdown(grids))
-    elif fmt == "csv":
-        sys.stdout.write(csv_text(grids))
-    else:
-        for grid in grids:
-            print_grid(grid, console)
+    """Print `grids` in `fmt`; as json, `payload()` (the command's JSON) or the grids (see
+    `console.output.Printout`)."""
+    from checkbench.console.output import Printout
+
+    printout = Printout(fmt, console)
+    printout.grids(*grids)
+    printout.finish(payload)
 
 
 def estimate(

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 from pydantic import ValidationError
 from rich.markup import escape
-from rich.table import Table
 
 from checkbench.choices import CheckMode, Curation, LogFormat
 from checkbench.console import Group
 from checkbench.console.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
+    TABLE,
     AsJsonAlias,
     CalibrationName,
     ExecutorChoice,
@@ -30,7 +30,9 @@ from checkbench.console.options import (
     Unscored,
     output_format,
     with_model_options,
+    with_table_output,
 )
+from checkbench.console.output import Printout
 from checkbench.console.render import (
     calls_before,
     console,
@@ -70,6 +72,7 @@ def _spec(**fields: Any) -> BuildSpec:
 
 @app.command("build")
 @with_model_options
+@with_table_output
 def build(
     logs: Annotated[list[Path], typer.Argument(help="Conversation logs: JSONL, .gz or Parquet.")],
     out: Annotated[
@@ -138,6 +141,7 @@ def build(
     executor: ExecutorChoice = "local",
     ray_address: RayAddress = None,
     options: ModelOptions = DEFAULT_OPTIONS,
+    printout: Printout = TABLE,
 ) -> None:
     """Turn conversation logs into a benchmark and print what every stage kept and dropped
     (with --executor ray, records are parsed, embedded and decided on a Ray cluster). Exits 1
@@ -168,7 +172,9 @@ def build(
         },
     )
     if stop_after == "topics":
-        print_preview(api.preview(spec))
+        preview = api.preview(spec)
+        print_preview(preview, printout)
+        printout.finish(lambda: preview.model_dump(mode="json"))
         return
     if out is None or bench is None:
         missing = "out" if out is None else "bench"
@@ -183,62 +189,64 @@ def build(
             progress=progress,
             executor=executor_named(executor, ray_address),
         )
-    print_build_report(report)
+    print_build_report(report, printout)
     with RunStore.existing(out) as store:
-        print_usage(store, before)
+        print_usage(store, before, printout)
+    printout.finish(lambda: report.model_dump(mode="json"))
     written = f"{report.items} items written to [bold]{escape(report.bench)}[/]"
     if not report.items:  # some stage's calls all failed: exit_if_all_failed exits 1
         written = "no benchmark written (a rerun asks the failed calls again)"
-    console.print(f"{written}; report in {escape(str(Path(out) / REPORT_FILE))}")
+    printout.info(f"{written}; report in {escape(str(Path(out) / REPORT_FILE))}")
     exit_if_all_failed(report.stages)
 
 
-def print_stages(title: str, stages: list[StageCount]) -> None:
+def stages_grid(title: str, stages: list[StageCount]) -> Grid:
     """One row per stage: seen, kept, dropped and why, model calls and cache hits."""
-    table = Table(title=title)
-    table.add_column("stage")
-    for column in ("seen", "kept", "dropped"):
-        table.add_column(column, justify="right")
-    table.add_column("why dropped", overflow="fold")
-    for column in ("calls", "cached"):
-        table.add_column(column, justify="right")
+    rows = []
     for stage in stages:
         reasons = ", ".join(f"{reason}: {n}" for reason, n in stage.reasons.items())
         if stage.junk:
             junk = ", ".join(f"{reason}: {n}" for reason, n in stage.junk.items())
             reasons = "; ".join(filter(None, [reasons, f"junk checks dropped ({junk})"]))
-        table.add_row(
-            stage.stage,
-            str(stage.seen),
-            str(stage.kept),
-            f"[red]{stage.dropped}[/]" if stage.dropped else "0",
-            reasons,
-            str(stage.calls),
-            str(stage.cached),
+        rows.append(
+            [
+                cell(stage.stage),
+                cell(stage.seen),
+                cell(stage.kept),
+                cell(stage.dropped, style="red" if stage.dropped else ""),
+                cell(reasons),
+                cell(stage.calls),
+                cell(stage.cached),
+            ]
         )
-    console.print(table)
+    return Grid(
+        title,
+        [Column("stage", numeric=False), Column("seen"), Column("kept"), Column("dropped")]
+        + [Column("why dropped", numeric=False, wrap=True), Column("calls"), Column("cached")],
+        rows,
+    )
 
 
-def _print_reading(report: BuildSummary | TopicPreview) -> None:
+def _print_reading(report: BuildSummary | TopicPreview, printout: Printout) -> None:
     if report.limit_reached:
-        console.print("[dim]--limit reached: later records of those logs were not read[/]")
+        printout.text("[dim]--limit reached: later records of those logs were not read[/]")
     for error in report.skipped_records:
-        console.print(f"[dim]skipped: {error}[/]", highlight=False)
+        printout.text(f"[dim]skipped: {escape(str(error))}[/]")
 
 
-def print_preview(preview: TopicPreview) -> None:
+def print_preview(preview: TopicPreview, printout: Printout) -> None:
     """The cheap stages, then each topic cluster, largest first: size, verdict, keywords (and
     which of them are in the domain's vocabulary) and the messages nearest its centre."""
     domain = preview.domain or "none: no cluster kept"
-    print_stages(f"Build preview ({preview.mode}, domain: {domain})", preview.stages)
-    _print_reading(preview)
+    printout.grids(stages_grid(f"Build preview ({preview.mode}, domain: {domain})", preview.stages))
+    _print_reading(preview, printout)
     topics = preview.topics
     if topics is None:
-        console.print("no conversation reached the topic filter")
+        printout.text("no conversation reached the topic filter")
         return
-    console.print(f"{topics.k} topic clusters of {topics.n} conversations ({topics.embedder}):")
+    printout.text(f"{topics.k} topic clusters of {topics.n} conversations ({topics.embedder}):")
     if topics.rescued:
-        console.print(
+        printout.text(
             f"{topics.rescued} conversations outside the kept clusters kept by their own first "
             "message (it names the domain); the zero-shot check decides"
         )
@@ -248,26 +256,25 @@ def print_preview(preview: TopicPreview) -> None:
         if matched:
             words += f" (in the domain's vocabulary: {', '.join(matched)})"
         verdict = "[green]kept[/]" if cluster.kept else "[dim]dropped[/]"
-        console.print(
-            f"\n[bold]cluster {cluster.id}[/]: {cluster.size} conversations, {verdict}",
-            highlight=False,
-        )
-        console.print(f"  keywords: {escape(words)}", highlight=False)
+        printout.text(f"\n[bold]cluster {cluster.id}[/]: {cluster.size} conversations, {verdict}")
+        printout.text(f"  keywords: {escape(words)}")
         for opener in cluster.openers:
-            console.print(f"  > {escape(opener)}", highlight=False)
-    console.print(
+            printout.text(f"  > {escape(opener)}")
+    printout.text(
         f"\n{topics.kept} of {topics.n} conversations in kept clusters; no model called, "
         "nothing written"
     )
 
 
-def print_build_report(report: BuildSummary) -> None:
+def print_build_report(report: BuildSummary, printout: Printout) -> None:
     """What every stage kept and dropped, and the feedback labels."""
-    print_stages(f"Build ({report.mode}, domain: {report.domain or 'any'})", report.stages)
-    _print_reading(report)
+    printout.grids(
+        stages_grid(f"Build ({report.mode}, domain: {report.domain or 'any'})", report.stages)
+    )
+    _print_reading(report, printout)
     if report.feedback_labels:
         labels = ", ".join(f"{label}: {n}" for label, n in report.feedback_labels.items())
-        console.print(f"feedback labels of later user messages: {labels}")
+        printout.text(f"feedback labels of later user messages: {labels}")
 
 
 def score_grids(scores: BenchScores, reference: Path | None) -> list[Grid]:

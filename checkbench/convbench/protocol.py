@@ -46,6 +46,12 @@ def _show(scores: Any) -> None:
         print_grid(grid, console)
 
 
+def _grids(scores: Any) -> list[Any]:
+    from checkbench.convbench.cli import score_grids
+
+    return score_grids(scores, None)
+
+
 def _cli() -> Any:
     from checkbench.convbench.cli import app
 
@@ -74,5 +80,6 @@ PROTOCOL = Protocol(
         show=_show,
         command="convbench score",
         paired=_paired,
+        grids=_grids,
     ),
 )

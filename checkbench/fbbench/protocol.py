@@ -55,6 +55,12 @@ def _show(board: Any) -> None:
     show_scored(board)
 
 
+def _grids(board: Any) -> list[Any]:
+    from checkbench.fbbench.cli import TABLE_FACETS, breakdown_grids, leaderboard_grid
+
+    return [leaderboard_grid(board), *breakdown_grids(board, TABLE_FACETS)]
+
+
 def _is_run(items: Any) -> bool:
     from checkbench.fbbench.scoring import is_fbbench_run
 
@@ -98,6 +104,7 @@ PROTOCOL = Protocol(
         show=_show,
         command="leaderboard",
         paired=_paired,
+        grids=_grids,
     ),
     score_strata=ScoreStrata(
         ranked_by="FB-Bench's score: the mean of the (scenario, task) group means",

@@ -3,15 +3,12 @@ terminal tables of a meta-evaluation (one judge's report, a judge leaderboard)."
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
-from rich import box
 from rich.markup import escape
-from rich.table import Table
 
 from checkbench.choices import MissingVerdicts, NoEdges, PairScope, Paradigm
 from checkbench.choices import PairwiseMethod as Method
@@ -19,17 +16,19 @@ from checkbench.console import Group
 from checkbench.console.options import (
     DEFAULT_OPTIONS,
     SPECS,
-    AsJson,
+    TABLE,
     JudgeMode,
     with_model_options,
+    with_output,
 )
+from checkbench.console.output import Printout
 from checkbench.console.render import (
-    console,
     exit_if_all_failed,
     print_tally,
     report_hint,
     stat,
 )
+from checkbench.console.tables import Cell, Column, Grid, cell, stat_cell
 from checkbench.llm import ModelOptions
 from checkbench.stats.notation import RATE_DIGITS, value_text
 from checkbench.steps.progress import RichProgress
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from checkbench.ifrewardbench.pairwise import PairwiseReport
     from checkbench.ifrewardbench.run import JudgeResult
     from checkbench.stats.agreement import Agreement
+    from checkbench.stats.estimate import Stat
 
 app = typer.Typer(
     cls=Group,
@@ -54,6 +54,7 @@ METHODS: dict[str, Method] = {"bradley-terry": "bradley_terry", "elo": "elo"}
 
 @app.command("run")
 @with_model_options
+@with_output
 def run_judges(
     file: Annotated[Path, typer.Argument(help="IF-RewardBench file (JSON list or JSONL).")],
     judge: Annotated[
@@ -106,8 +107,8 @@ def run_judges(
             "--out", "-o", help="Run directory (default: beside FILE, data.json -> data.meta/)."
         ),
     ] = None,
-    as_json: AsJson = False,
     options: ModelOptions = DEFAULT_OPTIONS,
+    printout: Printout = TABLE,
 ) -> None:
     """Meta-evaluate judges on IF-RewardBench data: F1, tau_b, position bias.
 
@@ -126,10 +127,8 @@ def run_judges(
             no_edges=no_edges_policy,
             missing=missing_verdicts,
         )
-        if as_json:
-            print(report.model_dump_json(indent=2))
-        else:
-            print_meta_report(report, f"{TITLE}: predictions in {file.name}")
+        print_meta_report(report, f"{TITLE}: predictions in {file.name}", printout)
+        printout.finish(lambda: report.model_dump(mode="json"))
         return
     settings = MetaSettings(
         paradigm=paradigm,
@@ -142,23 +141,18 @@ def run_judges(
         run = meta_run(
             file, judge, settings=settings, run_dir=out, options=options, progress=progress
         )
-    if as_json:
-        if len(run.results) == 1:
-            print(run.results[0].report.model_dump_json(indent=2))
-        else:
-            print(json.dumps([r.model_dump(mode="json") for r in run.results], indent=2))
+    print_tally(run.stages, run.tally, printout=printout)
+    if len(run.results) == 1:
+        [result] = run.results
+        print_meta_report(result.report, f"{TITLE}: judge {result.judge}", printout)
+        printout.finish(lambda: result.report.model_dump(mode="json"))
     else:
-        print_tally(run.stages, run.tally)
-        if len(run.results) == 1:
-            [result] = run.results
-            print_meta_report(result.report, f"{TITLE}: judge {result.judge}")
-        else:
-            print_judge_leaderboard(run.results)
-        console.print(
-            f"Run stored in [bold]{escape(str(run.run_dir))}[/] (rerun the command to resume); "
-            + report_hint(run.run_dir),
-            highlight=False,
-        )
+        printout.grids(judge_leaderboard_grid(run.results))
+        printout.finish(lambda: [r.model_dump(mode="json") for r in run.results])
+    printout.info(
+        f"Run stored in [bold]{escape(str(run.run_dir))}[/] (rerun the command to resume);"
+    )
+    printout.info(report_hint(run.run_dir))
     exit_if_all_failed(run.stages)
 
 
@@ -181,66 +175,80 @@ def _rate(value: float | None) -> str:
     return value_text(value, RATE_DIGITS)
 
 
-def _table(title: str, first: str, columns: Sequence[str], caption: str | None = None) -> Table:
-    table = Table(
-        title=title,
-        caption=caption,
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-        collapse_padding=True,
+def _value(value: Stat | None) -> Cell:
+    """A statistic without its interval (the JSON has it)."""
+    return Cell(value_text(None if value is None else value.value, RATE_DIGITS))
+
+
+def _grid(
+    title: str, first: str, columns: Sequence[str], rows: list[list[Cell]], note: str = ""
+) -> Grid:
+    return Grid(
+        title,
+        [Column(first, numeric=False), *(Column(column) for column in columns)],
+        rows,
+        notes=[note] if note else [],
     )
-    table.add_column(first, no_wrap=True)
-    for column in columns:
-        table.add_column(column, justify="right", overflow="fold")
-    return table
 
 
-def _groups(title: str, groups: Mapping[str, GroupMetrics], overall: GroupMetrics | None) -> None:
+def _groups(title: str, groups: Mapping[str, GroupMetrics], overall: GroupMetrics | None) -> Grid:
     """Instruction-averaged metrics, one row per group."""
-    table = _table(title, "group", ["n", *(_TITLES[m] for m in _HEADLINE)])
     rows = {"Overall": overall, **groups} if overall is not None else groups
-    for name, group in rows.items():
-        cells = [stat(getattr(group, m)) for m in _HEADLINE]
-        table.add_row(name, str(group.instructions), *cells)
-    console.print(table)
+    return _grid(
+        title,
+        "group",
+        ["n", *(_TITLES[m] for m in _HEADLINE)],
+        [
+            [
+                Cell(name),
+                cell(group.instructions),
+                *(stat_cell(getattr(group, m)) for m in _HEADLINE),
+            ]
+            for name, group in rows.items()
+        ],
+    )
 
 
-def _pooled(title: str, classes: Mapping[str, Agreement]) -> None:
+def _pooled(title: str, classes: Mapping[str, Agreement]) -> Grid | None:
     """Label-pooled metrics per constraint class; the unscored column only when any is."""
     if not classes:
-        return
+        return None
     metrics = ("positive_f1", "negative_f1", "mcc", "agreement")
     unscored = any(agree.unscored for agree in classes.values())
     counts = ["labels", "unscored"] if unscored else ["labels"]
-    table = _table(title, "class", [*counts, *(_TITLES[m] for m in metrics)])
+    rows = []
     for name, agree in classes.items():
-        cells = [stat(getattr(agree, m)) for m in metrics]
-        shown = [str(agree.n), str(agree.unscored)] if unscored else [str(agree.n)]
-        table.add_row(name, *shown, *cells)
-    console.print(table)
+        shown = [cell(agree.n), cell(agree.unscored)] if unscored else [cell(agree.n)]
+        rows.append([Cell(name), *shown, *(stat_cell(getattr(agree, m)) for m in metrics)])
+    return _grid(title, "class", [*counts, *(_TITLES[m] for m in metrics)], rows)
 
 
-def _ranking_row(table: Table, name: str, metrics: RankingMetrics) -> None:
-    table.add_row(
-        name, str(metrics.instructions), stat(metrics.accuracy), stat(metrics.kendall_tau_b)
-    )
+def _ranking_row(name: str, metrics: RankingMetrics) -> list[Cell]:
+    return [
+        Cell(name),
+        cell(metrics.instructions),
+        stat_cell(metrics.accuracy),
+        stat_cell(metrics.kendall_tau_b),
+    ]
 
 
-def _pairwise(report: PairwiseReport) -> None:
+def _pairwise(report: PairwiseReport, printout: Printout) -> None:
     """Both-order pairwise accuracy, the listwise ranking it gives, and position consistency."""
-    table = _table(
-        "Pairwise judge, each pair in both orders",
-        "from",
-        ["instructions", "accuracy", "tau_b"],
-        caption="edges: the two-order decision per gold edge (ties and inconsistent pairs are "
-        f"wrong); listwise: responses ranked by {report.method.replace('_', '-')}",
+    printout.grids(
+        _grid(
+            "Pairwise judge, each pair in both orders",
+            "from",
+            ["instructions", "accuracy", "tau_b"],
+            [
+                _ranking_row("edges", report.edges.overall),
+                _ranking_row("listwise", report.listwise.overall),
+            ],
+            note="edges: the two-order decision per gold edge (ties and inconsistent pairs are "
+            f"wrong); listwise: responses ranked by {report.method.replace('_', '-')}",
+        )
     )
-    _ranking_row(table, "edges", report.edges.overall)
-    _ranking_row(table, "listwise", report.listwise.overall)
-    console.print(table)
     pos = report.position
-    console.print(
+    printout.text(
         f"pairwise: {report.judgments} judgments, [red]{report.unscored} unscored[/], "
         f"{report.ties} ties; {pos.pairs} pairs judged in both orders: {pos.consistent_wins} "
         f"consistent wins, {pos.consistent_ties} consistent ties, {pos.inconsistent} inconsistent "
@@ -249,24 +257,26 @@ def _pairwise(report: PairwiseReport) -> None:
     )
 
 
-def print_meta_report(report: MetaReport, title: str) -> None:
+def print_meta_report(report: MetaReport, title: str, printout: Printout) -> None:
     """Headline metrics by instruction type, breakdowns, agreement and unscored counts."""
-    _groups(title, report.by_instruction_type, report.overall)
-    _groups("By turns", report.by_turns, None)
-    _groups("By constraint count", report.by_constraints, None)
-    _pooled("By constraint category (pooled labels)", report.by_category)
-    _pooled("By composition type (pooled labels)", report.by_composition)
+    printout.grids(
+        _groups(title, report.by_instruction_type, report.overall),
+        _groups("By turns", report.by_turns, None),
+        _groups("By constraint count", report.by_constraints, None),
+        _pooled("By constraint category (pooled labels)", report.by_category),
+        _pooled("By composition type (pooled labels)", report.by_composition),
+    )
     if report.agreement is not None:
         agree = report.agreement
         parts = ("agreement", "kappa", "alpha", "sensitivity", "specificity")
-        console.print(
+        printout.text(
             f"labels vs gold ({agree.n}): "
             + ", ".join(f"{_TITLES[p]} {stat(getattr(agree, p), False)}" for p in parts)
         )
     if report.pairwise is not None:
-        _pairwise(report.pairwise)
+        _pairwise(report.pairwise, printout)
     u = report.unscored
-    console.print(
+    printout.text(
         f"unscored: [red]{u.labels}[/] of {u.total_labels} labels, {u.responses} of "
         f"{u.total_responses} responses without a ranking score, {u.edges} of {u.total_edges} "
         f"edges counted as ties; {u.instructions_without_edges} instructions without edges "
@@ -275,7 +285,7 @@ def print_meta_report(report: MetaReport, title: str) -> None:
     )
     if report.critiques is not None:
         c = report.critiques
-        console.print(
+        printout.text(
             f"critiques: {c.responses} responses, {c.unparsed} gave no verdicts; {c.verdicts} "
             f"verdicts: {c.read} read, {c.padded} padded as passes (the released metric "
             f"script's rule), {c.unscored} left unscored, {c.dropped} blocks beyond the "
@@ -283,9 +293,25 @@ def print_meta_report(report: MetaReport, title: str) -> None:
         )
 
 
-def print_judge_leaderboard(results: Sequence[JudgeResult]) -> None:
+def judge_leaderboard_grid(results: Sequence[JudgeResult]) -> Grid:
     """One row per judge, ranked by overall tau_b (intervals are in the JSON)."""
-    table = _table(
+    rows = []
+    for r in results:
+        report, pairwise = r.report, r.report.pairwise
+        agree = report.agreement
+        rows.append(
+            [
+                Cell(r.judge if r.mode == "text" else f"{r.judge} ({r.mode})"),
+                *(_value(getattr(report.overall, m)) for m in _HEADLINE),
+                _value(agree.agreement if agree else None),
+                _value(agree.kappa if agree else None),
+                _value(pairwise.edges.overall.accuracy if pairwise else None),
+                Cell(_rate(pairwise.position.position_bias_rate if pairwise else None)),
+                cell(r.usage.prompt_tokens + r.usage.completion_tokens),
+                cell(r.unscored, style="red" if r.unscored else ""),
+            ]
+        )
+    return _grid(
         f"Judge leaderboard ({results[0].paradigm}; IF-RewardBench metrics)",
         "judge",
         [
@@ -297,20 +323,7 @@ def print_judge_leaderboard(results: Sequence[JudgeResult]) -> None:
             "tokens",
             "unscored",
         ],
-        caption="accuracy and tau_b rank responses by the judge's listwise scores; pair acc: "
+        rows,
+        note="accuracy and tau_b rank responses by the judge's listwise scores; pair acc: "
         "the two-order pairwise decision per gold edge; pos. bias: position-bias rate",
     )
-    for r in results:
-        report, pairwise = r.report, r.report.pairwise
-        agree = report.agreement
-        table.add_row(
-            r.judge if r.mode == "text" else f"{r.judge} ({r.mode})",
-            *(stat(getattr(report.overall, m), False) for m in _HEADLINE),
-            stat(agree.agreement if agree else None, False),
-            stat(agree.kappa if agree else None, False),
-            stat(pairwise.edges.overall.accuracy if pairwise else None, False),
-            _rate(pairwise.position.position_bias_rate if pairwise else None),
-            str(r.usage.prompt_tokens + r.usage.completion_tokens),
-            f"[red]{r.unscored}[/]" if r.unscored else "0",
-        )
-    console.print(table)

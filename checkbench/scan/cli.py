@@ -7,33 +7,33 @@ loads none of them; a navigation's tables are in `scan.navigation_view`.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich import box
 from rich.markup import escape
-from rich.table import Table
 
 from checkbench.choices import PC2Mode, TagTurns, TaxonomyFormat
 from checkbench.console import Group
 from checkbench.console.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
+    TABLE,
     AsJson,
     JudgeId,
     JudgeModel,
     Model,
     with_model_options,
+    with_output,
 )
+from checkbench.console.output import Printout
 from checkbench.console.render import (
     console,
     estimate_inline,
     exit_if_all_failed,
     print_tally,
-    score_cell,
 )
+from checkbench.console.tables import Cell, Column, Grid, estimate
 from checkbench.errors import CheckbenchError
 from checkbench.llm import ModelOptions, backend_name
 from checkbench.stats.notation import RATE_DIGITS
@@ -139,6 +139,7 @@ def validate(taxonomy: TaxonomyFile) -> None:
 
 @app.command()
 @with_model_options
+@with_output
 def build(
     queries: Annotated[Path, typer.Argument(help="Queries: a JSONL file of items.")],
     out: RunDir,
@@ -158,6 +159,7 @@ def build(
     refine: Annotated[bool, typer.Option(help="Run the refinement pass.")] = True,
     taxonomy_format: TaxonomyFormatOption = "checkbench",
     options: ModelOptions = DEFAULT_OPTIONS,
+    printout: Printout = TABLE,
 ) -> None:
     """Grow a capability taxonomy from real queries (TaxBuilder); rerunning resumes."""
     from checkbench.scan import api
@@ -179,21 +181,21 @@ def build(
             taxonomy_format=taxonomy_format,
         )
     report = result.report
-    console.print(
+    printout.text(
         f"{report.queries} queries, {report.tags} capabilities "
         f"({report.extraction_failed} extractions without a usable answer); "
         f"insert: {_outcomes(report.insert)}; refine: {_outcomes(report.refine)}; "
         f"{report.nodes_before_pruning} nodes before pruning, {report.nodes} after "
-        f"({report.leaves} leaves, depth {report.depth})",
-        highlight=False,
+        f"({report.leaves} leaves, depth {report.depth})"
     )
-    console.print(_build_steps(report), highlight=False)
+    printout.text(_build_steps(report))
     for cause, problem in report.examples.items():
-        console.print(f"  {escape(cause)}: e.g. {escape(problem)}", highlight=False)
+        printout.text(f"  {escape(cause)}: e.g. {escape(problem)}")
     if not report.grown:
-        console.print(_not_grown(report), highlight=False)
-    console.print(f"taxonomy written to [bold]{taxonomy_out}[/]")
-    print_tally([result.summary], result.tally)
+        printout.text(_not_grown(report))
+    printout.info(f"taxonomy written to [bold]{taxonomy_out}[/]")
+    print_tally([result.summary], result.tally, printout=printout)
+    printout.finish(lambda: report.model_dump(mode="json"))
     exit_if_all_failed([result.summary])
 
 
@@ -234,6 +236,7 @@ def _not_grown(report: TaxBuilderReport) -> str:
 
 @app.command()
 @with_model_options
+@with_output
 def tag(
     bench: Annotated[Path, typer.Argument(help="Benchmark items (JSONL).")],
     taxonomy: TaxonomyOption,
@@ -255,6 +258,7 @@ def tag(
             "often feedback) or all of them."
         ),
     ] = "first",
+    printout: Printout = TABLE,
 ) -> None:
     """Give every item a domain and hierarchical taxonomy tags, read from its task and chosen
     level by level down the taxonomy."""
@@ -274,19 +278,20 @@ def tag(
             progress=progress,
         )
     report = result.report
-    console.print(
+    printout.text(
         f"{report.tagged} of {report.items} items tagged ({report.nothing_fits} fit no node "
         f"below their domain); [red]{report.domain_failed + report.tags_failed} without a "
         "usable answer[/]; "
-        f"domains: {escape(_tally(report.domains))}; written to [bold]{bench_out}[/]",
-        highlight=False,
+        f"domains: {escape(_tally(report.domains))}; written to [bold]{bench_out}[/]"
     )
-    print_tally([result.summary], result.tally)
+    print_tally([result.summary], result.tally, printout=printout)
+    printout.finish(lambda: report.model_dump(mode="json"))
     exit_if_all_failed([result.summary])
 
 
 @app.command()
 @with_model_options
+@with_output
 def synthesize(
     tagged: Annotated[Path, typer.Argument(help="Tagged items (JSONL), e.g. from `tag`.")],
     taxonomy: TaxonomyOption,
@@ -298,6 +303,7 @@ def synthesize(
     query_chars: Annotated[int, typer.Option(min=1, help="Length cap of a new query.")] = 800,
     seed: Annotated[int, typer.Option(help="Seed for sampling and picking references.")] = 0,
     options: ModelOptions = DEFAULT_OPTIONS,
+    printout: Printout = TABLE,
 ) -> None:
     """RealMix: synthesize and quality-filter queries until every leaf has enough items."""
     from checkbench.scan import api
@@ -318,20 +324,21 @@ def synthesize(
             progress=progress,
         )
     report = result.report
-    console.print(
+    printout.text(
         f"{len(result.added)} queries added in {report.rounds} "
         f"round{'' if report.rounds == 1 else 's'} "
         f"({escape(_outcomes(report.outcomes))}); "
         f"{len(report.short_after)} of {report.leaves} leaves still short, "
-        f"{len(report.no_reference)} without any reference; written to [bold]{bench_out}[/]",
-        highlight=False,
+        f"{len(report.no_reference)} without any reference; written to [bold]{bench_out}[/]"
     )
-    print_tally([result.summary], result.tally)
+    print_tally([result.summary], result.tally, printout=printout)
+    printout.finish(lambda: report.model_dump(mode="json"))
     exit_if_all_failed([result.summary])
 
 
 @app.command()
 @with_model_options
+@with_output
 def pc2(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with responses.")],
     judge_model: JudgeModel = DEFAULT_MODEL,
@@ -352,8 +359,8 @@ def pc2(
         Path | None,
         typer.Option(help="Human preferences (JSONL: item_id, chosen, rejected) to agree with."),
     ] = None,
-    as_json: AsJson = False,
     options: ModelOptions = DEFAULT_OPTIONS,
+    printout: Printout = TABLE,
 ) -> None:
     """Judge the run's responses with PC^2: criteria derived by comparing auxiliary answers."""
     from checkbench.scan import api
@@ -375,15 +382,14 @@ def pc2(
             options=options,
             progress=progress,
         )
-    if as_json:
-        print(result.report.model_dump_json(indent=2))
-    else:
-        print_pc2(result.report)
-        print_tally([result.summary], result.tally)
+    print_pc2(result.report, printout)
+    print_tally([result.summary], result.tally, printout=printout)
+    printout.finish(lambda: result.report.model_dump(mode="json"))
     exit_if_all_failed([result.summary])
 
 
 @app.command()
+@with_output
 def navigate(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with checklist verdicts.")],
     taxonomy: Annotated[
@@ -413,7 +419,7 @@ def navigate(
     pruned: Annotated[
         bool, typer.Option("--prune/--no-prune", help="Navigate the pruned taxonomy.")
     ] = True,
-    as_json: AsJson = False,
+    printout: Printout = TABLE,
 ) -> None:
     """Scores and ranks per taxonomy node; strengths, weaknesses (and how many looser rules
     would flag) and uneven parents. With one model: its scores per node."""
@@ -425,13 +431,15 @@ def navigate(
     nav = api.taxonomy_navigate(
         run_dir, taxonomy, judge=judge_id, settings=settings, pruned=pruned, facets=levels
     )
-    if as_json:
-        print(json.dumps(nav.model_dump(mode="json"), ensure_ascii=False, indent=2))
-        return
-    from checkbench.scan.navigation_view import navigation_view
+    from checkbench.scan.navigation_view import navigation_parts
 
     names = nav.models if model is None else [resolve_model(model, nav.models)]
-    console.print(navigation_view(nav, names, top))
+    for part in navigation_parts(nav, names, top):
+        if isinstance(part, Grid):
+            printout.grids(part)
+        else:
+            printout.text(part)
+    printout.finish(lambda: nav.model_dump(mode="json"))
 
 
 def resolve_model(model: str, known: list[str]) -> str:
@@ -444,54 +452,57 @@ def resolve_model(model: str, known: list[str]) -> str:
         return model
 
 
-def print_pc2(report: PC2Report) -> None:
-    """A PC^2 judgment: criteria made, then per model pointwise scores and pair outcomes, then
-    position consistency and agreement with human preferences."""
-    console.print(
-        f"[bold]{escape(report.judge)}[/]: criteria for {report.items} items, "
-        f"[red]{report.criteria_failed} without a usable answer[/], "
-        f"{report.criteria_rescaled} rescaled to 100",
-        highlight=False,
-    )
-    table = Table(
-        title="PC^2 per model (pointwise 0-100, 95% CI; pairs over both orders)",
-        box=box.SIMPLE_HEAD,
-    )
-    table.add_column("model", overflow="fold")
-    for column in ("pointwise", "n", "unscored", "wins", "ties", "losses", "unscored pairs"):
-        table.add_column(column, justify="right")
+def pc2_grid(report: PC2Report) -> Grid:
+    """Per model: pointwise score with its interval, its counts and the pair outcomes."""
+    rows = []
     for model in sorted(set(report.pointwise) | set(report.pairwise)):
         point = report.pointwise.get(model)
         pairs = report.pairwise.get(model, {})
-        table.add_row(
-            escape(model),
-            score_cell(point.score, point.ci) if point else "-",
-            str(point.n) if point else "-",
-            str(point.unscored) if point else "-",
-            *(str(pairs.get(k, "-")) for k in ("wins", "ties", "losses", "unscored")),
+        low, high = (point.ci or (None, None)) if point else (None, None)
+        rows.append(
+            [
+                Cell(model),
+                estimate(point.score, low, high) if point else Cell("-"),
+                Cell(str(point.n) if point else "-"),
+                Cell(str(point.unscored) if point else "-"),
+                *(Cell(str(pairs.get(k, "-"))) for k in ("wins", "ties", "losses", "unscored")),
+            ]
         )
-    console.print(table)
+    headers = ("pointwise", "n", "unscored", "wins", "ties", "losses", "unscored pairs")
+    return Grid(
+        "PC^2 per model (pointwise 0-100, 95% CI; pairs over both orders)",
+        [Column("model", numeric=False), *(Column(header) for header in headers)],
+        rows,
+    )
+
+
+def print_pc2(report: PC2Report, printout: Printout) -> None:
+    """A PC^2 judgment: criteria made, then per model pointwise scores and pair outcomes, then
+    position consistency and agreement with human preferences."""
+    printout.text(
+        f"[bold]{escape(report.judge)}[/]: criteria for {report.items} items, "
+        f"[red]{report.criteria_failed} without a usable answer[/], "
+        f"{report.criteria_rescaled} rescaled to 100"
+    )
+    printout.grids(pc2_grid(report))
     if report.position is not None:
         p = report.position
-        console.print(
+        printout.text(
             f"position: {p.pairs} pairs in both orders, {p.consistent_wins} consistent wins, "
             f"{p.consistent_ties} consistent ties, {p.inconsistent} inconsistent "
-            f"({p.first_position} first-position, {p.second_position} second-position)",
-            highlight=False,
+            f"({p.first_position} first-position, {p.second_position} second-position)"
         )
     for variant, accuracy in report.human.items():
         if not accuracy.correct + accuracy.wrong:
-            console.print(
+            printout.text(
                 f"human agreement ({variant}): no pairs the judge ordered ({accuracy.pairs} "
-                f"pairs: {accuracy.ties} ties, {accuracy.unscored} unscored)",
-                highlight=False,
+                f"pairs: {accuracy.ties} ties, {accuracy.unscored} unscored)"
             )
             continue
         value = accuracy.accuracy
         shown = estimate_inline(value.value, value.low, value.high, RATE_DIGITS, value.why)
-        console.print(
+        printout.text(
             f"human agreement ({variant}): accuracy {shown} over {accuracy.pairs} pairs "
             f"({accuracy.correct} correct, {accuracy.wrong} wrong, {accuracy.ties} ties, "
-            f"{accuracy.unscored} unscored)",
-            highlight=False,
+            f"{accuracy.unscored} unscored)"
         )

@@ -9,15 +9,18 @@ exceed. A single model's navigation shows its scores per node only: ranks need t
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
-from rich.markup import escape
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
 
+from checkbench.console.tables import Cell as Entry  # the navigation's Cell is a model at a node
+from checkbench.console.tables import Column, Fitted, Grid, estimate
 from checkbench.errors import InputError
 from checkbench.scan.navigation import TOO_FEW, Cell, Finding, Instability, Navigation, NodeStats
 from checkbench.scan.paths import label, split_path
-from checkbench.stats.notation import estimate_text, value_text
+from checkbench.stats.notation import UNDEFINED, estimate_text, value_text
+
+Part = Grid | Text
+"""What a navigation prints: a table, or a line of text."""
 
 ONE_MODEL = (
     "one model: its scores per node only (ranks, strengths, weaknesses and divergent nodes "
@@ -102,38 +105,53 @@ def finding_notes(nav: Navigation) -> list[str]:
 def _score(cell: Cell) -> str:
     """The cell's mean and interval as a score (0-100), in the notation of stats.notation."""
     low, high, mean = (None if v is None else v * 100 for v in (cell.low, cell.high, cell.mean))
-    return escape(estimate_text(mean, low, high))
+    return estimate_text(mean, low, high)
 
 
-def _findings_view(title: str, findings: list[Finding]) -> RenderableType:
+def _score_cell(cell: Cell, detail: str = "") -> Entry:
+    """The cell's score with its interval (and `detail`) below it."""
+    low, high, mean = (None if v is None else v * 100 for v in (cell.low, cell.high, cell.mean))
+    shown = estimate(mean, low, high)
+    return Entry(shown.value, " ".join(filter(None, [shown.detail, detail])))
+
+
+def _findings_view(title: str, findings: list[Finding]) -> Grid | Text:
     if not findings:
         return Text(f"{title}: none", style="dim")
-    table = Table(title=title, title_justify="left")
-    for column in ("node", "rank", "overall", "shift", "score [CI]", "n", "compared with"):
-        table.add_column(column)
-    for f in findings:
-        table.add_row(
-            escape(label(f.path)),
-            f"{f.rank:g}",
-            f"{f.overall_rank:g}",
-            f"{f.shift:+g}",
-            _score(f.cell),
-            str(f.cell.n),
-            f"{escape(f.versus)} (rank {f.versus_cell.rank:g}) {_score(f.versus_cell)}",
-        )
-    return table
+    headers = ("rank", "overall", "shift", "score", "n", "compared with", "its rank", "its score")
+    return Grid(
+        title,
+        [Column("node", numeric=False)]
+        + [Column(h, numeric=h not in ("compared with",)) for h in headers],
+        [
+            [
+                Entry(label(f.path)),
+                Entry(f"{f.rank:g}"),
+                Entry(f"{f.overall_rank:g}"),
+                Entry(f"{f.shift:+g}"),
+                _score_cell(f.cell),
+                Entry(str(f.cell.n)),
+                Entry(f.versus),
+                Entry(f"{f.versus_cell.rank:g}"),
+                _score_cell(f.versus_cell),
+            ]
+            for f in findings
+        ],
+    )
 
 
-def _unstable_view(rows: list[Instability]) -> RenderableType:
+def _unstable_view(rows: list[Instability]) -> Grid | Text:
     unstable = [row for row in rows if row.unstable]
     if not unstable:
         return Text("Unstable parents: none", style="dim")
-    table = Table(title="Unstable parents (std of children's ranks)", title_justify="left")
-    for column in ("node", "std", "children"):
-        table.add_column(column)
-    for row in unstable:
-        table.add_row(escape(label(row.path)), f"{row.std:.2f}", str(row.children))
-    return table
+    return Grid(
+        "Unstable parents (std of children's ranks)",
+        [Column("node", numeric=False), Column("std"), Column("children")],
+        [
+            [Entry(label(row.path)), Entry(f"{row.std:.2f}"), Entry(str(row.children))]
+            for row in unstable
+        ],
+    )
 
 
 def check_model(nav: Navigation, model: str) -> None:
@@ -143,21 +161,32 @@ def check_model(nav: Navigation, model: str) -> None:
         raise InputError(f"unknown model '{model}' (known: {known})", field="model")
 
 
-def profile_view(nav: Navigation, model: str) -> Group:
-    """Terminal rendering of one model's strengths, weaknesses and unstable parents."""
+def profile_parts(nav: Navigation, model: str) -> list[Part]:
+    """One model's overall line, strengths, weaknesses and unstable parents."""
     check_model(nav, model)
     profile, settings = nav.profiles[model], nav.settings
     rank = "not ranked" if profile.overall.rank is None else f"rank {profile.overall.rank:g}"
     rule = f"shift > {settings.threshold:g} and separate {settings.level:.0%} intervals"
-    return Group(
-        Text.from_markup(
-            f"[bold]{escape(model)}[/] overall {_score(profile.overall)}, {rank} of "
-            f"{len(nav.models)}, n={profile.overall.n}, unscored={profile.overall.unscored}"
+    return [
+        Text.assemble(
+            (model, "bold"),
+            f" overall {_score(profile.overall)}, {rank} of {len(nav.models)}, "
+            f"n={profile.overall.n}, unscored={profile.overall.unscored}",
         ),
         _findings_view(f"Strengths ({rule})", profile.strengths),
         _findings_view(f"Weaknesses ({rule})", profile.weaknesses),
         _unstable_view(profile.instability),
-    )
+    ]
+
+
+def view(parts: list[Part]) -> Group:
+    """Parts as one Rich renderable: each grid laid out for the width it is printed at."""
+    return Group(*(Fitted(part) if isinstance(part, Grid) else part for part in parts))
+
+
+def profile_view(nav: Navigation, model: str) -> Group:
+    """Terminal rendering of one model's strengths, weaknesses and unstable parents."""
+    return view(profile_parts(nav, model))
 
 
 def _name(node: NodeStats) -> str:
@@ -166,90 +195,119 @@ def _name(node: NodeStats) -> str:
     return "  " * (len(names) - 1) + names[-1] if names else "(overall)"
 
 
-def nodes_view(nav: Navigation) -> Table:
-    """Every node (indented by depth) with each model's score, interval and rank there."""
-    table = Table(
-        title=f"Scores per taxonomy node ({nav.ranked_by} [95% CI] #rank)",
-        title_justify="left",
+def _empty_why(node: NodeStats, cell: Cell) -> str:
+    """Why a cell has no score: no item at the node, or none of its items scored (how many
+    the model never answered, how many went unscored)."""
+    if node.items == 0:
+        return "(no item tagged)"
+    answered = cell.unscored - cell.missing
+    return f"(none scored: {cell.missing} unanswered, {answered} unscored)"
+
+
+def _node_cell(node: NodeStats, cell: Cell, ranked: bool = True) -> Entry:
+    """The cell's score, interval and (when `ranked`) rank or why it has none; an empty cell
+    says why it is empty."""
+    if cell.mean is None:
+        return Entry(UNDEFINED, _empty_why(node, cell))
+    if not ranked:
+        return _score_cell(cell)
+    return _score_cell(cell, f"#{cell.rank:g}" if cell.rank is not None else TOO_FEW)
+
+
+def nodes_view(nav: Navigation) -> Grid:
+    """Every node (indented by depth) with each model's score, interval and rank there; an
+    empty cell says why."""
+    return Grid(
+        f"Scores per taxonomy node ({nav.ranked_by} [95% CI] #rank)",
+        [Column("node", numeric=False), Column("items")]
+        + [Column(model, name=True) for model in nav.models],
+        [
+            [
+                Entry(_name(node)),
+                Entry(str(node.items)),
+                *(_node_cell(node, node.cells[model]) for model in nav.models),
+            ]
+            for node in [nav.overall, *nav.nodes]
+        ],
     )
-    table.add_column("node")
-    table.add_column("items", justify="right")
-    for model in nav.models:
-        table.add_column(escape(model), overflow="fold")
-    for node in [nav.overall, *nav.nodes]:
-        cells = [
-            _score(cell) + (f" #{cell.rank:g}" if cell.rank is not None else f" [dim]{TOO_FEW}[/]")
-            for cell in node.cells.values()
-        ]
-        table.add_row(escape(_name(node)), str(node.items), *cells)
-    return table
 
 
-def scores_view(nav: Navigation, model: str) -> Table:
+def scores_view(nav: Navigation, model: str) -> Grid:
     """One model's score, interval and counts at every node, without ranks."""
-    table = Table(
-        title=f"Scores of {escape(model)} per taxonomy node ({nav.ranked_by} [95% CI])",
-        title_justify="left",
+    return Grid(
+        f"Scores of {model} per taxonomy node ({nav.ranked_by} [95% CI])",
+        [Column("node", numeric=False)]
+        + [Column(column) for column in ("items", "scored", "unscored", "score")],
+        [
+            [
+                Entry(_name(node)),
+                Entry(str(node.items)),
+                Entry(str(node.cells[model].n)),
+                Entry(str(node.cells[model].unscored)),
+                _node_cell(node, node.cells[model], ranked=False),
+            ]
+            for node in [nav.overall, *nav.nodes]
+        ],
+        detail_below=False,
     )
-    for column in ("node", "items", "scored", "unscored", "score [CI]"):
-        table.add_column(column, justify="left" if column in ("node", "score [CI]") else "right")
-    for node in [nav.overall, *nav.nodes]:
-        cell = node.cells[model]
-        table.add_row(
-            escape(_name(node)), str(node.items), str(cell.n), str(cell.unscored), _score(cell)
-        )
-    return table
 
 
-def rules_view(nav: Navigation, models: list[str]) -> Table:
+def rules_view(nav: Navigation, models: list[str]) -> Grid:
     """Strengths / weaknesses of `models` under the rule in force (the first cell) and the
     looser ones: rows relax the shift, columns the intervals."""
     counts = {(c.rule.threshold, c.rule.level): c for c in nav.rule_counts}
     thresholds = list(dict.fromkeys(threshold for threshold, _ in counts))
     levels = list(dict.fromkeys(level for _, level in counts))
     shown = "" if models == nav.models else f" of {', '.join(models)}"
-    table = Table(
-        title=f"Strengths / weaknesses{escape(shown)} by rule (first cell: the rule in force)",
-        title_justify="left",
-    )
-    table.add_column("rank shift")
-    for level in levels:
-        table.add_column(f"{level:.0%} intervals apart" if level else "intervals ignored")
+    rows = []
     for threshold in thresholds:
         cells = []
         for level in levels:
             count = counts[threshold, level]
             strengths = sum(count.strengths.get(model, 0) for model in models)
             weaknesses = sum(count.weaknesses.get(model, 0) for model in models)
-            cells.append(f"{strengths} / {weaknesses}")
-        table.add_row(f"> {threshold:g}" if threshold else "any", *cells)
-    return table
+            cells.append(Entry(f"{strengths} / {weaknesses}"))
+        rows.append([Entry(f"> {threshold:g}" if threshold else "any"), *cells])
+    return Grid(
+        f"Strengths / weaknesses{shown} by rule (first cell: the rule in force)",
+        [Column("rank shift", numeric=False)]
+        + [
+            Column(f"{level:.0%} intervals apart" if level else "intervals ignored")
+            for level in levels
+        ],
+        rows,
+    )
 
 
-def divergent_view(nav: Navigation, k: int = 10) -> RenderableType:
+def divergent_view(nav: Navigation, k: int = 10) -> Grid | Text:
     """The k ranked nodes where best and worst model differ most."""
     nodes = nav.most_divergent(k)
     if not nodes:
         return Text("Most divergent nodes: none ranked", style="dim")
-    table = Table(title="Most divergent nodes (best minus worst mean)", title_justify="left")
-    for column in ("node", "spread", "best", "worst"):
-        table.add_column(column)
+    rows = []
     for node in nodes:
         ranked = sorted(node.cells.items(), key=lambda pair: pair[1].rank or 0.0)
-        table.add_row(
-            escape(label(node.path)),
-            value_text(None if node.spread is None else node.spread * 100),
-            escape(ranked[0][0]),
-            escape(ranked[-1][0]),
+        rows.append(
+            [
+                Entry(label(node.path)),
+                Entry(value_text(None if node.spread is None else node.spread * 100)),
+                Entry(ranked[0][0]),
+                Entry(ranked[-1][0]),
+            ]
         )
-    return table
+    return Grid(
+        "Most divergent nodes (best minus worst mean)",
+        [Column("node", numeric=False), Column("spread")]
+        + [Column(h, numeric=False) for h in ("best", "worst")],
+        rows,
+    )
 
 
-def _notes(lines: list[str]) -> list[Text]:
+def _notes(lines: list[str]) -> list[Part]:
     return [Text(line, style="dim") for line in lines]
 
 
-def navigation_view(nav: Navigation, models: list[str], top: int = 10) -> Group:
+def navigation_parts(nav: Navigation, models: list[str], top: int = 10) -> list[Part]:
     """Everything `checkbench scan navigate` prints for `models` (e.g. all of them): with
     one model its scores per node; else the nodes, each model's profile, the findings per rule
     and the most divergent nodes, each gap explained by a note."""
@@ -257,12 +315,17 @@ def navigation_view(nav: Navigation, models: list[str], top: int = 10) -> Group:
         check_model(nav, model)
     notes = coverage_notes(nav)
     if len(nav.models) == 1:
-        return Group(scores_view(nav, nav.models[0]), *_notes([*notes, ONE_MODEL]))
-    return Group(
+        return [scores_view(nav, nav.models[0]), *_notes([*notes, ONE_MODEL])]
+    return [
         nodes_view(nav),
         *_notes(notes + unranked_notes(nav)),
-        *(profile_view(nav, model) for model in models),
+        *(part for model in models for part in profile_parts(nav, model)),
         rules_view(nav, models),
         *_notes(finding_notes(nav)),
         divergent_view(nav, top),
-    )
+    ]
+
+
+def navigation_view(nav: Navigation, models: list[str], top: int = 10) -> Group:
+    """`navigation_parts` as one Rich renderable."""
+    return view(navigation_parts(nav, models, top))

@@ -57,7 +57,7 @@ def test_the_hints_of_run_work_on_a_run_judged_twice(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     _judged_twice(run_dir)
     assert run_cli("leaderboard", str(run_dir), "--json").returncode == 2  # the bare command
-    hint = _hint(run_dir, JUDGES[1])
+    hint = " ".join(_hint(run_dir, JUDGES[1]).split())  # a command a line
     commands = re.findall(r"(checkbench [^;]+?)(?:;| writes)", hint)
     assert len(commands) == 2 and f"{run_dir / 'report.html'}" in hint
     board, report = (run_cli(*shlex.split(command)[1:]) for command in commands)

@@ -86,13 +86,14 @@ def test_a_build_drops_junk_checks_and_instructions_and_counts_them(tmp_path: Pa
 
 
 def test_the_stage_table_shows_the_junk_with_its_reason() -> None:
-    from checkbench.convbench.cli import console, print_stages
+    from checkbench.console.tables import layout
+    from checkbench.convbench.cli import stages_grid
     from checkbench.convbench.decisions import StageCount
 
     stage = StageCount(
         stage="checklist", seen=3, kept=2, dropped=1, reasons={ONLY_JUNK: 1}, junk={PLACEHOLDER: 4}
     )
-    with console.capture() as captured:
-        print_stages("Build", [stage])
-    text = " ".join(captured.get().split())
+    lines = [line.plain for line in layout(stages_grid("Build", [stage]), 80)]
+    assert max(len(line) for line in lines) <= 80
+    text = " ".join(" ".join(lines).split())
     assert "only junk checks: 1" in text and "placeholder: 4" in text

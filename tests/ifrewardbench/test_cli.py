@@ -204,7 +204,12 @@ def scripted_run(tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
     with OpenAIServer(Reply(body=completion(ALWAYS_YES_AND_A))) as server:
         args = ["meta", str(path), "--judge", "openai:alpha", "--judge", "openai:beta"]
         args += ["--paradigm", "both", "--base-url", server.base_url, "--out", str(run_dir)]
-        board = _json(*args)
+        shown = _json(*args)
+        board = shown["results"]  # one result per judge, and the calls the command made
+        assert {(row["model"], row["role"]) for row in shown["calls"]} == {
+            ("openai:alpha", "judge"),
+            ("openai:beta", "judge"),
+        }
         sent = len(server.requests)
         assert sent == 2 * (5 + 8)  # per judge: 5 responses verified, 4 pairs in both orders
         table = run_cli(*args)
@@ -326,7 +331,10 @@ def test_meta_with_the_embedded_model_resumes_for_free(tmp_path: Path) -> None:
     calls = _calls(run_dir)
 
     again = run_cli(*args, "--json")
-    assert again.returncode == 0 and again.stdout == first.stdout
+    assert again.returncode == 0, again.stderr
+    resumed = json.loads(again.stdout)
+    assert report.pop("calls") and resumed.pop("calls") == []  # the rerun made no call
+    assert resumed == report
     assert _calls(run_dir) == calls
 
     logprob = _json(

@@ -480,12 +480,14 @@ def test_an_endpoint_name_resumes_a_judge_served_at_another_address(tmp_path: Pa
         assert fresh.strong_calls == fresh.escalated_replies == len(unnamed.strong.requests) > 0
 
 
-def test_json_goes_with_escalate_to(tmp_path: Path) -> None:
+def test_a_cascade_prints_a_table_or_json_only(tmp_path: Path) -> None:
     run_dir = _run(tmp_path)
     before = _state(run_dir)
-    result = run_cli("judge", str(run_dir), "--judge", "openai:x@http://127.0.0.1:9/v1", "--json")
+    url = "openai:x@http://127.0.0.1:9/v1"
+    result = run_cli("judge", str(run_dir), "--judge", url, "--escalate-to", url + "2",
+                     "--format", "csv")  # fmt: skip
     [line] = result.stderr.strip().splitlines()
-    assert result.returncode == 2 and "--json go with --escalate-to" in line
+    assert result.returncode == 2 and "a table or as JSON" in line
     assert _state(run_dir) == before
 
 

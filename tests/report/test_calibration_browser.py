@@ -15,6 +15,11 @@ from tests.report.test_layout import report_of
 __all__ = ["browser"]  # the fixture
 
 
+def _signed(value: float) -> str:
+    text = f"{abs(value):.2f}"
+    return text if float(text) == 0 else ("+" if value > 0 else "\u2212") + text
+
+
 def test_the_judges_tab_warns_about_a_constant_calibrated_judge(
     browser: Browser, tmp_path: Path
 ) -> None:
@@ -29,5 +34,11 @@ def test_the_judges_tab_warns_about_a_constant_calibrated_judge(
     expect(warning).to_have_text(report.warning)
     groups = page.locator("[data-panel=judges] [data-meta=calibration] p.note").first
     expect(groups).to_contain_text("Groups too small to fit, using the whole-run curve: EC:")
+    # Score shifts read like every score: two decimals, signed, the minus sign U+2212.
+    shifts = page.locator("[data-panel=judges] [data-role=shift]")
+    models = [m for side in (report.before, report.after) for m in side.ranking.models]
+    expect(shifts).to_have_count(len(models))
+    shown = [cell.inner_text().split("\n")[0] for cell in shifts.all()]
+    assert shown == [_signed(m.shift.value) for m in models]
     assert trouble == []
     page.close()

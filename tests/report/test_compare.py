@@ -45,12 +45,12 @@ def test_compare_tab_shows_both_answers_as_text(browser: Browser, tmp_path: Path
     page, trouble = open_page(browser, out.as_uri())
     page.locator(".tab[data-tab=compare]").click()
     delta = page.locator("[data-role=delta]")
-    expect(delta).to_contain_text("0.00 [-25.0, 37.5] points")
+    expect(delta).to_contain_text("0.00 [\u221225.0, +37.5] points")  # signed, with U+2212
     expect(delta).to_contain_text("4 paired items")
     moved = page.locator(".cmp-item[data-item=i0]")
     expect(moved.locator("[data-role=answer]")).to_have_text(["<b>a</b> 0", "<b>b</b> 0"])
     assert moved.locator("[data-role=answer] b").count() == 0
     expect(moved.locator(".cmp-flips")).to_contain_text("met → unmet: first check of 0")
     page.locator("[data-control=pair] button", has_text="a → c").click()
-    expect(delta).to_contain_text("-62.50 [-100.0, -25.0] points")
+    expect(delta).to_contain_text("\u221262.50 [\u2212100.0, \u221225.0] points")
     assert not trouble, trouble

@@ -230,6 +230,21 @@ def test_every_scatter_point_is_labelled_or_keyed(browser: Browser, many: Path, 
     )
     for left, top, right, bottom, w, h in boxes:
         assert left >= 0 and top >= 0 and right <= w + 0.5 and bottom <= h + 0.5
+    # No label sits on its own point's whiskers (nor, where the chart has room, on another's).
+    covered = chart.evaluate(
+        """svg => { const over = (a, b) => a.left < b.right && b.left < a.right
+            && a.top < b.bottom && b.top < a.bottom;
+          const whiskers = [...svg.querySelectorAll('line.whisk')].map((l) => {
+            const r = l.getBoundingClientRect();  // a line's box: pad it by its stroke
+            return { left: r.left - 0.7, right: r.right + 0.7, top: r.top - 0.7,
+              bottom: r.bottom + 0.7, model: l.closest('g[data-model]').dataset.model }; });
+          return [...svg.querySelectorAll('text[data-label]')].flatMap((t) => {
+            const r = t.getBoundingClientRect();
+            return whiskers.filter((w) => over(r, w)).map((w) => [t.dataset.label, w.model]);
+          }); }"""
+    )
+    assert [pair for pair in covered if pair[0] == pair[1]] == []
+    assert covered == [] or width < 1000
     # Searching the key finds a model by part of its name and lights up its point alone.
     if keyed:
         page.fill("[data-control=scatter-search]", "mistral-small-24b-instruct-2501-v2")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from checkbench.console.output import Printout
 from checkbench.llm import open_backend
 from checkbench.scan.cli import print_pc2, resolve_model
 from checkbench.scan.pc2 import PC2Report
@@ -244,7 +245,7 @@ def test_pc2_human_agreement_over_no_ordered_pair_says_no_pairs(
         judge="pc2:j|aux=a", items=3, criteria_failed=0, criteria_rescaled=0, pointwise={},
         pairwise={}, position=None, human={"pointwise": tied, "pairwise": some},
     )  # fmt: skip
-    print_pc2(report)
+    print_pc2(report, Printout("table"))
     said = " ".join(capsys.readouterr().out.split())
     assert (
         "human agreement (pointwise): no pairs the judge ordered (3 pairs: 2 ties, 1 unscored)"

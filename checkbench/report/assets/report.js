@@ -106,6 +106,14 @@
     : '[' + low.toFixed(digits - 1) + ', ' + high.toFixed(digits - 1) + ']');
   const ciText = (value, ci) => (value == null ? '' : interval(ci && ci[0], ci && ci[1]));
   const pct = (v) => (v == null ? '–' : f2(v * 100));
+  // A signed number: + above zero, the minus sign U+2212 below (not a hyphen), none at zero.
+  const signed = (v, digits = 2) => {
+    if (v == null) return '–';
+    const shown = Math.abs(v).toFixed(digits);
+    return (Number(shown) === 0 ? '' : v > 0 ? '+' : '\u2212') + shown;
+  };
+  const signedInterval = (low, high, digits = 2) => (low == null || high == null ? '[n too small]'
+    : '[' + signed(low, digits - 1) + ', ' + signed(high, digits - 1) + ']');
   const plural = (n, word) => count(n) + ' ' + word + (n === 1 ? '' : 's');
   const money = (v) => (v == null ? '–' : '$' + (v < 0.01 && v > 0 ? v.toPrecision(2) : v.toFixed(2)));
   const seconds = (v) => (v < 90 ? v.toFixed(1) + ' s' : v < 5400 ? (v / 60).toFixed(1) + ' min'
@@ -546,7 +554,9 @@
 
   /** Label boxes for points, each beside its point without covering another label or point
       and inside the area; null for a point whose label fits nowhere. */
-  function placeLabels(points, texts, area) {
+  /** A box per label beside its point, off every point, every other label and every
+      whisker in `bars` (a label's own whiskers too): null where none is free. */
+  function placeLabels(points, texts, area, bars = []) {
     const marks = points.map((p) => ({ x: p.cx - 7, y: p.cy - 7, w: 14, h: 14 }));
     const placed = [];
     return points.map((p, i) => {
@@ -555,7 +565,8 @@
       for (const [dx, dy] of spots) {
         const box = { x: p.cx + dx, y: p.cy + dy, w, h: lh };
         if (box.x < area.x0 || box.y < area.y0 || box.x + box.w > area.x1 || box.y + box.h > area.y1) continue;
-        if (placed.some((q) => overlaps(box, q)) || marks.some((q, k) => k !== i && overlaps(box, q))) continue;
+        if (placed.some((q) => overlaps(box, q)) || marks.some((q, k) => k !== i && overlaps(box, q))
+          || bars.some((q) => overlaps(box, q))) continue;
         placed.push(box);
         return box;
       }
@@ -598,7 +609,7 @@
       keyEntries.set(r.model, entry);
       keyList.append(entry);
     }
-    let svgNow = null, areaNow = null;
+    let svgNow = null, areaNow = null, barsNow = [];
     function refresh() {
       let hits = 0;
       for (const [model, entry] of keyEntries) {
@@ -624,7 +635,7 @@
         const g = svg.querySelector('g[data-model="' + CSS.escape(r.model) + '"]');
         return { cx: +g.dataset.cx, cy: +g.dataset.cy };
       });
-      const boxes = placeLabels(at, focus.map((r) => r.model), areaNow);
+      const boxes = placeLabels(at, focus.map((r) => r.model), areaNow, barsNow);
       focus.forEach((r, i) => {
         const w = labelWidth(r.model), { cx, cy } = at[i];
         const bx = boxes[i] || { x: Math.max(areaNow.x0, Math.min(cx + 10, areaNow.x1 - w)), y: Math.max(areaNow.y0, cy - 24) };
@@ -658,11 +669,17 @@
       let texts = points.map((r) => r.model);
       const area = { x0: m.l + 2, y0: 1, x1: W - 1, y1: H - m.b - 1 };
       areaNow = area;
-      let boxes = placeLabels(at, texts, area);
+      // The whiskers, caps included, as boxes no label may cover.
+      const bars = points.flatMap((r, i) => [
+        r.error_correction_ci && { x: x(r.error_correction_ci[0]) - 1, y: at[i].cy - 5, w: x(r.error_correction_ci[1]) - x(r.error_correction_ci[0]) + 2, h: 10 },
+        r.response_maintenance_ci && { x: at[i].cx - 5, y: y(r.response_maintenance_ci[1]) - 1, w: 10, h: y(r.response_maintenance_ci[0]) - y(r.response_maintenance_ci[1]) + 2 },
+      ].filter(Boolean));
+      barsNow = bars;
+      let boxes = placeLabels(at, texts, area, bars);
       const keyed = boxes.some((bx) => bx == null);
       if (keyed) {
         texts = points.map((r) => String(r.rank));
-        boxes = placeLabels(at, texts, area);
+        boxes = placeLabels(at, texts, area, bars);
       }
       const marks = s('g'), labels = s('g');
       points.forEach((r, i) => {
@@ -683,7 +700,7 @@
         if (r.response_maintenance_ci) whisker(cx, y(r.response_maintenance_ci[0]), cx, y(r.response_maintenance_ci[1]), 'h');
         g.append(svgDot(r.model, cx, cy, 6, { 'stroke-width': 2 }));
         marks.append(g);
-        const bx = boxes[i] || { x: cx + 9, y: cy - 7, w: labelWidth(texts[i]) };
+        const bx = boxes[i] || { x: cx + 7, y: cy - 20, w: labelWidth(texts[i]) };  // off its own whiskers
         labels.append(s('text', { class: keyed ? 'label key' : 'label', 'data-label': r.model, x: bx.x + 1, y: bx.y + 11 }, texts[i]));
       });
       svg.classList.toggle('crowded', points.length > 10);
@@ -777,7 +794,7 @@
   /** In a table cell, the mark alone (its reason as its title); the table says why below. */
   const fewMark = (st) => (fewUnits(st) ? h('span.few', { 'data-few': '', title: NOTATION.few_reason }, NOTATION.few_mark) : null);
   const fewFootnote = (stats) => (stats.some(fewUnits) ? h('p.note', { 'data-few-note': '' }, NOTATION.few_mark + ' ' + NOTATION.few_reason + '.') : null);
-  function metric(name, st, range, digits = 3) {
+  function metric(name, st, range, digits = 3, sign = false) {
     if (!st || st.value == null) return null;  // undefined: named in the metrics' note
     const [lo, hi] = range || [0, 1];
     const pos = (v) => Math.max(0, Math.min(100, ((v - lo) / (hi - lo)) * 100)) + '%';
@@ -788,7 +805,8 @@
     }
     return h('div.metric', { 'data-metric': name },
       h('div.name', null, name),
-      h('div', null, h('span.big.num', null, statText(st, digits)), h('span.ci.num', null, statCi(st, digits))),
+      h('div', null, h('span.big.num', null, sign ? signed(st.value, digits) : statText(st, digits)),
+        h('span.ci.num', null, sign ? signedInterval(st.low, st.high, digits) : statCi(st, digits))),
       statWhy(st), fewNote(st),
       h('div.faint', { style: { fontSize: '11.5px' } }, st ? 'n = ' + count(st.n) : ''),
       meter);
@@ -870,16 +888,18 @@
   function referenceBlock(title, ra) {
     const r = ra.ranking;
     const pts = (st) => h('td.r.num', null, statText(st, 2), h('span.ci', null, statCi(st, 2)));
+    const shift = (st) => h('td.r.num', { 'data-role': 'shift' }, st && st.value != null ? signed(st.value) : '–',
+      h('span.ci', null, st && st.value != null ? signedInterval(st.low, st.high) : ''));
     return h('div', { 'data-meta': 'reference' },
       h('div.section-title', null, title + ', ' + plural(ra.agreement.n, 'check verdict') + ' over ' + plural(ra.agreement.clusters, 'item')),
       agreementMetrics(ra.agreement),
       h('div.metrics', null,
         metric('Spearman of model scores', r.spearman, [-1, 1]), metric('Kendall τb of model scores', r.kendall_tau_b, [-1, 1]),
-        metric('Largest model score shift (points)' + (r.largest_shift_model ? ', ' + r.largest_shift_model : ''), r.largest_shift, [-100, 100], 2)),
+        metric('Largest model score shift (points)' + (r.largest_shift_model ? ', ' + r.largest_shift_model : ''), r.largest_shift, [-100, 100], 2, true)),
       undefinedNote({ 'Spearman of model scores': r.spearman, 'Kendall τb of model scores': r.kendall_tau_b }),
       h('div.table-wrap', null, h('table', { 'data-table': 'reference-models' },
         h('thead', null, h('tr', null, ['Model', 'Reference', 'Judge', 'Shift', 'Rank'].map((l, i) => h(i ? 'th.r' : 'th', null, l)))),
-        h('tbody', null, r.models.map((m) => h('tr', null, h('td', null, m.model), pts(m.reference), pts(m.judge), pts(m.shift),
+        h('tbody', null, r.models.map((m) => h('tr', null, h('td', null, m.model), pts(m.reference), pts(m.judge), shift(m.shift),
           h('td.r.num', null, m.reference_rank + ' → ' + m.judge_rank)))))),
       h('p.note', null, count(ra.agreement.unscored) + ' unscored judge verdicts (counted as wrong), ' + count(ra.agreement.gold_missing) + ' unscored reference verdicts (no reference label), ' + count(ra.agreement.only_reference) + ' reference verdicts the judge did not give; responses unscored: ' + count(r.judge_unscored) + ' under the judge, ' + count(r.reference_unscored) + ' under the reference (policy ' + r.policy + ')' + (ra.excluded_items ? '; ' + plural(ra.excluded_items, 'calibration training item') + ' left out' : '') + '.'));
   }
@@ -1278,7 +1298,6 @@
   }
 
   // ------------------------------------------------------------------ compare
-  const signed = (v) => (v == null ? '–' : (v > 0 ? '+' : '') + f2(v));
   const pValue = (p) => (p == null ? '–' : p < 0.001 ? p.toExponential(1) : p.toFixed(3));
 
   /** Two models' items side by side: the pair picked, its paired delta, and the items that
@@ -1288,7 +1307,7 @@
     const body = h('div.stack');
     function draw(k) {
       const p = C.pairs[k];
-      const ci = ' ' + interval(p.ci && p.ci[0], p.ci && p.ci[1]);
+      const ci = ' ' + signedInterval(p.ci && p.ci[0], p.ci && p.ci[1]);
       const moved = p.items.map((it) => h('div.cmp-item', { 'data-item': it.id },
         h('div.response-head', null, h('strong.mono', null, it.id),
           h('span.chip', null, f2(it.baseline_score) + ' → ' + f2(it.candidate_score) + ' (' + signed(it.delta) + ')')),

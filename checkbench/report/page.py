@@ -126,6 +126,18 @@ class Page:
     """How the file is written (PAGE_ENCODING for a file's page)."""
 
 
+def _packed_block(block_id: str, value: Any) -> str:
+    encoding, packed = pack(value)
+    attributes = f'type="{PACKED_TYPE}" id="{block_id}" data-text="{encoding}"'
+    return f"<script {attributes}>{packed}</script>"
+
+
+LAZY_SECTIONS = ("compare", "audit")
+"""Sections of a file's page data that no first view needs: packed like the item records and
+inflated before the first render, which keeps the file small (27 models: 1.8 MB of ASCII
+JSON, most of it compare and audit figures)."""
+
+
 def render_page(data: dict[str, Any], chunks: list[dict[str, Any]] | None = None) -> Page:
     """The report page. With `chunks` the item records are embedded (a file that opens
     offline); without, the page fetches them from the server that serves it."""
@@ -135,12 +147,13 @@ def render_page(data: dict[str, Any], chunks: list[dict[str, Any]] | None = None
     if "</" in script or "</" in style:
         raise ValueError("inline assets must not contain '</'")
     page = {**data, "mode": "served" if served else "file", "notation": NOTATION}
+    lazy = {} if served else {k: page[k] for k in LAZY_SECTIONS if page.get(k) is not None}
+    page.update(dict.fromkeys(lazy, True))  # the tab is there; the page inflates its data
     page_json = script_json(page, ascii_only=not served)
     blocks = [f'<script type="application/json" id="cb-data">{page_json}</script>']
-    for n, chunk in enumerate(chunks or []):
-        encoding, packed = pack(chunk)
-        attributes = f'type="{PACKED_TYPE}" id="cb-chunk-{n}" data-text="{encoding}"'
-        blocks.append(f"<script {attributes}>{packed}</script>")
+    if lazy:
+        blocks.append(_packed_block("cb-lazy", lazy))
+    blocks += [_packed_block(f"cb-chunk-{n}", chunk) for n, chunk in enumerate(chunks or [])]
     template = (ASSETS / "page.html").read_text(encoding="utf-8")
     if not served:
         template = template.replace('<meta charset="utf-8">', '<meta charset="windows-1252">')

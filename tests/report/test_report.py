@@ -17,7 +17,14 @@ from checkbench.fbbench.scoring import SLICES
 from checkbench.llm.models_file import parse_prices
 from checkbench.report.assemble import build_report
 from checkbench.report.items import FAIL, PASS, UNSCORED
-from checkbench.report.page import PAGE_ENCODING, pack, packed_blocks, script_json, unpack
+from checkbench.report.page import (
+    PACKED_TYPE,
+    PAGE_ENCODING,
+    pack,
+    packed_blocks,
+    script_json,
+    unpack,
+)
 from checkbench.report.run import ReportOptions
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import load_taxonomy
@@ -63,11 +70,12 @@ def test_report_file_is_self_contained_under_a_hashed_policy(run: Expected, tmp_
     assert "window.__pwned" in html and "<script>window.__pwned" not in html
     blocks = re.findall(r'<script type="application/json" id="([^"]+)">(.*?)</script>', html)
     data = json.loads(dict(blocks)["cb-data"])
-    chunks = list(packed_blocks(html).values())
+    chunks = [v for k, v in packed_blocks(html).items() if k.startswith("cb-chunk-")]
     assert data["mode"] == "file" and len(chunks) == 6  # 260 items, 50 per block
     assert HOSTILE_RESPONSE in chunks[0]["strings"]
     assert HOSTILE_RESPONSE not in html  # packed: inflated by the page when shown
-    assert all(ord(c) < 128 for c in html.split('id="cb-chunk-')[0])  # ASCII up to the blocks
+    head = html.split(f'<script type="{PACKED_TYPE}"')[0]
+    assert all(ord(c) < 128 for c in head)  # ASCII up to the packed blocks
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 /* checkbench report. Every piece of run data is untrusted: it reaches the page only as text
    (textContent, Text nodes, setAttribute on inert attributes), never as markup. */
 'use strict';
-(function () {
+(async function () {
   const read = (id) => JSON.parse(document.getElementById(id).textContent);
   const DATA = read('cb-data');
   const SERVED = DATA.mode === 'served';
@@ -1484,6 +1484,7 @@
   }).observe(main, { childList: true, subtree: true });
 
   // ------------------------------------------------------------------ start
+  if (document.getElementById('cb-lazy')) Object.assign(DATA, await unpack('cb-lazy'));
   shell();
   scrollCue(document.querySelector('nav.tabs'), 'tabs-box');
   window.addEventListener('hashchange', route);

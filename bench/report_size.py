@@ -12,7 +12,7 @@ imports them into a run, writes its report, and prints:
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 import time
 from pathlib import Path
@@ -51,8 +51,11 @@ def open_times(html: Path) -> dict[str, float]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("work_dir", nargs="?", type=Path, help="keep the run here (reused)")
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tmp)
+        work = args.work_dir or Path(tmp)
         files, run_dir = work / "judgments", work / "run"
         if not (run_dir / "run.sqlite").exists():
             synthesize(files)

@@ -143,3 +143,20 @@ def test_findings_and_unstable_parents_are_named_as_navigate_json_names_them(
     assert any(label.startswith(ui) for label in named), named  # a finding under a '/' name
     assert trouble == []
     page.close()
+
+
+def test_the_items_tab_names_taxonomy_tags_as_the_tree_does(
+    browser: Browser, reports: dict[str, tuple[dict, Path]]
+) -> None:
+    _, report = reports["computed"]
+    page, trouble = open_page(browser, report.as_uri())
+    visit(page, "items")
+    options = page.locator("[data-control=tag] optgroup[label=Taxonomy] option")
+    expect(options).to_have_count(len(LEAVES))
+    shown = options.evaluate_all("options => options.map((o) => o.textContent)")
+    assert sorted(shown) == sorted(SEP.join(names) for names in LEAVES)
+    page.locator("[data-control=tag]").select_option(label=SEP.join(FANTASY + ("Fairy Tale",)))
+    chips = page.locator("[data-panel=items] .row-head .chip")
+    expect(chips.first).to_have_text(SEP.join(FANTASY + ("Fairy Tale",)))
+    assert trouble == []
+    page.close()

@@ -1115,6 +1115,22 @@
     return true;
   }
 
+  // A taxonomy tag is an escaped path (checkbench.scan.paths: '\/' is a '/' in a name, '\\' a
+  // backslash); people read its names joined by ' › ', as the Taxonomy tab shows them.
+  function tagText(facet, value) {
+    if (facet !== 'taxonomy') return value;
+    const names = [];
+    let name = '';
+    for (let i = 0; i < value.length; i++) {
+      const c = value[i], next = value[i + 1];
+      if (c === '\\' && (next === '/' || next === '\\')) { name += next; i++; }
+      else if (c === '/') { names.push(name.trim()); name = ''; }
+      else name += c;
+    }
+    names.push(name.trim());
+    return names.join(' › ');
+  }
+
   function renderItems(panel) {
     if (IDX.omitted) { panel.append(h('div.card', null, h('p.empty', { 'data-role': 'omitted' }, IDX.omitted))); return; }
     const facets = new Map();
@@ -1140,7 +1156,7 @@
       h('label', null, 'Tag', h('select', { 'data-control': 'tag', onchange: onFilter('tag') },
         h('option', { value: -1 }, 'All tags'),
         [...facets].map(([facet, values]) => h('optgroup', { label: humanize(facet) },
-          values.map(([i, v]) => h('option', { value: i, selected: i === state.tag }, v)))))));
+          values.map(([i, v]) => h('option', { value: i, selected: i === state.tag }, tagText(facet, v))))))));
     const prev = h('button.btn', { type: 'button', 'data-act': 'prev', onclick: () => { state.page--; refreshItems(); } }, '‹ Prev');
     const next = h('button.btn', { type: 'button', 'data-act': 'next', onclick: () => { state.page++; refreshItems(); } }, 'Next ›');
     const pageLabel = h('span.num', { 'data-role': 'page' });
@@ -1190,7 +1206,7 @@
         type: 'button', 'data-pos': p, 'aria-current': String(p === state.open),
         onclick: () => go('items/' + p),
       }, h('div.row-head', null, h('span.id', null, id),
-        chosen.map(([facet, value]) => h('span.chip', { title: facet }, value))),
+        chosen.map(([facet, value]) => h('span.chip', { title: facet }, tagText(facet, value)))),
       h('div.chips', null, mine.map(unitChip)));
     }));
     v.split.classList.toggle('open', state.open != null);
@@ -1231,7 +1247,7 @@
     const back = h('button.btn.back', { type: 'button', onclick: () => go('items') }, '‹ Back to the list');
     const head = h('div.card', { 'data-item': id }, back,
       h('h2', null, id),
-      h('div.chips', null, tags.map((t) => h('span.chip', null, TAGS[t][0] + ': ' + TAGS[t][1]))),
+      h('div.chips', null, tags.map((t) => h('span.chip', null, TAGS[t][0] + ': ' + tagText(...TAGS[t])))),
       h('p.note', null, 'Rule ' + rec.rule + ': ' + (RULES[rec.rule] || '')),
       h('div.section-title', null, 'Conversation'),
       rec.messages.map((m) => h('div.msg', { class: m.role }, h('div.role', null, m.role), h('pre.text', null, codeText(m.text)))),

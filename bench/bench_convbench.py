@@ -140,7 +140,8 @@ def worker(log: Path, mode: str, base_url: str, concurrency: int) -> dict[str, A
     with tempfile.TemporaryDirectory() as scratch:
         start = time.perf_counter()
         bench = Path(scratch) / "bench.jsonl"
-        report = api.build(spec, Path(scratch) / "run", bench, options=options, progress=clock)
+        built = api.build(spec, Path(scratch) / "run", bench, options=options, progress=clock)
+        report = built.report
         end = time.perf_counter()
         ids = [json.loads(line)["id"] for line in bench.open(encoding="utf-8")]
     marks = [*clock.starts, ("", end)]

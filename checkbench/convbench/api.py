@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from checkbench.convbench.build import build_benchmark, preview_build
+from checkbench.convbench.build import BuildResult, build_benchmark, preview_build
 from checkbench.convbench.rank_agreement import load_reference
 from checkbench.convbench.ray_engine import build_engine
 from checkbench.convbench.scoring import BenchScores, CheckMode, store_bench_scores
 from checkbench.convbench.spec import BuildSpec
-from checkbench.convbench.summary import BuildSummary, TopicPreview
+from checkbench.convbench.summary import TopicPreview
 from checkbench.distributed.executor import Executor
 from checkbench.evaluation import flow
 from checkbench.evaluation.flow import ScoringResult
@@ -32,13 +32,14 @@ def build(
     options: ModelOptions | None = None,
     progress: ProgressSink | None = None,
     executor: Executor = "local",
-) -> BuildSummary:
+) -> BuildResult:
     """Turn conversation logs into a benchmark (Conv-to-Bench, or FB-Bench-style curation with
-    `spec.mode="feedback"`); the stage records and the report go to `run_dir`. With
-    `executor="ray"` (or a RayExecutor) records are parsed, first messages embedded and the
-    model stages decided on Ray workers; the results are the local executor's. A build whose
-    logs yield no item raises CheckbenchError; one that keeps none because a stage's calls all
-    failed returns its report (`stage.all_failed`), with no benchmark written."""
+        `spec.mode="feedback"`); the stage records and the report go to `run_dir`. With
+        `executor="ray"` (or a RayExecutor) records are parsed, first messages embedded and the
+        model stages decided on Ray workers; the results are the local executor's. A build whose
+        logs yield no item raises CheckbenchError; one that keeps none because a stage's calls all
+        failed returns its report (`stage.all_failed`), with no benchmark written. The result holds
+    the report and the tally of the build's calls."""
     output_dir(run_dir)
     output_file(bench)
     backend = open_backend(spec.model, options)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,18 @@ from checkbench.schema import Check, Item, Message
 from checkbench.steps.caller import Caller
 from checkbench.steps.model import StepModel
 from checkbench.steps.progress import ProgressSink
+from checkbench.steps.stage import RunTally
 from checkbench.store import STORE_FILE, RunStore
 
 SKIPPED_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What a build did: its report and what the store says of the calls it made (`tally`)."""
+
+    report: BuildSummary
+    tally: RunTally
 
 
 async def build_benchmark(
@@ -71,7 +81,7 @@ async def build_benchmark(
     *,
     progress: ProgressSink | None = None,
     engine: BuildEngine = LOCAL_ENGINE,
-) -> BuildSummary:
+) -> BuildResult:
     """Run the build described by `spec` with `backend` (opened for `spec.model`); write the
     benchmark to `bench` and the report and every stage record into `run_dir` (only this
     process writes: `engine` says where records are parsed, messages embedded and decisions
@@ -97,6 +107,7 @@ async def build_benchmark(
         )
         candidates = [Candidate(c, cheap.chosen[c.id]) for c in again if c.id in cheap.chosen]
         with RunStore(run_dir) as store:
+            after = store.last_call()
             store.set_meta("build_config", config)
             _record(store, cheap)
             model = StepModel(backend, Caller(store))
@@ -113,11 +124,12 @@ async def build_benchmark(
                 for item in items:
                     store.put_record(ITEM_RECORD, item.id, item)
             report = _report(spec, store, build, cheap, items, bench, candidates)
+            tally = RunTally.since(store, after)
     assert not report.broken_chain(), report.broken_chain()
     write_jsonl(Path(run_dir) / REPORT_FILE, [report])
     if not items and not any(stage.all_failed for stage in report.stages):
         raise CheckbenchError(nothing_kept(report.stages))
-    return report
+    return BuildResult(report, tally)
 
 
 def preview_build(spec: BuildSpec) -> TopicPreview:

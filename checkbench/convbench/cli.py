@@ -34,10 +34,8 @@ from checkbench.console.options import (
 )
 from checkbench.console.output import Printout
 from checkbench.console.render import (
-    calls_before,
     console,
     exit_if_all_failed,
-    print_usage,
 )
 from checkbench.console.tables import Column, Grid, cell, estimate, show, stat_cell
 from checkbench.distributed import executor_named
@@ -148,7 +146,6 @@ def build(
     when a model stage failed every call it made, 2 when the logs yield no item."""
     from checkbench.convbench import api
     from checkbench.convbench.summary import REPORT_FILE
-    from checkbench.store import RunStore
 
     spec = _spec(
         logs=logs,
@@ -179,9 +176,8 @@ def build(
     if out is None or bench is None:
         missing = "out" if out is None else "bench"
         raise InputError(f"--{missing} is required (unless --stop-after topics)", field=missing)
-    before = calls_before(out)
     with RichProgress() as progress:
-        report = api.build(
+        result = api.build(
             spec,
             out,
             bench,
@@ -189,9 +185,9 @@ def build(
             progress=progress,
             executor=executor_named(executor, ray_address),
         )
+    report, tally = result.report, result.tally
     print_build_report(report, printout)
-    with RunStore.existing(out) as store:
-        print_usage(store, before, printout)
+    printout.calls(tally.usage, tally.limits, tally.prices)
     printout.finish(lambda: report.model_dump(mode="json"))
     written = f"{report.items} items written to [bold]{escape(report.bench)}[/]"
     if not report.items:  # some stage's calls all failed: exit_if_all_failed exits 1

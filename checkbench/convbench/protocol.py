@@ -69,6 +69,7 @@ PROTOCOL = Protocol(
     ),
     api={
         "checkbench.convbench.api": ("build", "preview", "score"),
+        "checkbench.convbench.build": ("BuildResult",),
         "checkbench.convbench.scoring": ("BenchScores",),
         "checkbench.convbench.spec": ("BuildSpec",),
         "checkbench.convbench.summary": ("BuildSummary", "TopicPreview"),

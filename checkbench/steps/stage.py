@@ -199,7 +199,11 @@ class RunTally:
     def read(cls, store: RunStore, stages: Sequence[StageSummary]) -> RunTally:
         """The tally of the calls made since the first of `stages` began (none: every call
         of the run)."""
-        after = min((stage.calls_after for stage in stages), default=0)
+        return cls.since(store, min((stage.calls_after for stage in stages), default=0))
+
+    @classmethod
+    def since(cls, store: RunStore, after: int) -> RunTally:
+        """The tally of the calls stored after the call `after` (0: every call of the run)."""
         return cls(
             failed_answers=store.response_errors(),
             usage=store.usage(after),

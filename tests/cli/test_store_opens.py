@@ -3,6 +3,7 @@ not from a second read of the run (counted in-process by the `opened` fixture)."
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from typer.testing import CliRunner
 
 from checkbench.cli import app, commands  # noqa: F401  (registers the commands)
 from checkbench.testing import OpenAIServer, Reply, completion
+from checkbench.testing.answers import schema_answer
 from tests.conftest import EXAMPLE, ROOT
 from tests.ifrewardbench.test_cli import ALWAYS_YES_AND_A, tiny_file
 from tests.judges.test_judges_cli import _calibration_run
@@ -94,3 +96,17 @@ def test_tagging_opens_its_run_once(tmp_path: Path, opened: Counter[Path]) -> No
         )  # fmt: skip
     _once(opened, run_dir)
     assert "items tagged" in shown and CALLS in shown
+
+
+def test_a_build_opens_its_run_once(tmp_path: Path, opened: Counter[Path]) -> None:
+    run_dir, logs = tmp_path / "run", ROOT / "examples" / "logs-mini.jsonl"
+    with OpenAIServer(schema_answer) as server:
+        args = ("convbench", "build", logs, "--domain", "coding", "--out", run_dir)
+        model = ("--model", f"openai:b@{server.base_url}")
+        shown = _cli(*args, "--bench", tmp_path / "bench.jsonl", *model)
+        _once(opened, run_dir)
+        rerun = [str(a) for a in (*args, "--bench", tmp_path / "again.jsonl", *model)]
+        again = CliRunner().invoke(app, [*rerun, "--table-format", "json"])
+    assert CALLS in shown and again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["calls"] == []  # the rerun asked nothing: none of its own
+    assert dict(opened) == {run_dir.resolve(): 2}  # a rerun checks the stored build first

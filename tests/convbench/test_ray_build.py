@@ -75,7 +75,7 @@ def build(
     server: OpenAIServer, spec: api.BuildSpec, run: Path, executor: api.Executor
 ) -> BuildSummary:
     options = ModelOptions(base_url=server.base_url)
-    return api.build(spec, run, run / "bench.jsonl", options=options, executor=executor)
+    return api.build(spec, run, run / "bench.jsonl", options=options, executor=executor).report
 
 
 def _own(report: dict[str, Any]) -> dict[str, Any]:

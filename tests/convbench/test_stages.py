@@ -95,7 +95,8 @@ def _spec(tmp_path: Path, **fields: Any) -> BuildSpec:
 
 
 def _build(server: Any, spec: BuildSpec, run: Path) -> BuildSummary:
-    return api.build(spec, run, run / "bench.jsonl", options=ModelOptions(base_url=server.base_url))
+    options = ModelOptions(base_url=server.base_url)
+    return api.build(spec, run, run / "bench.jsonl", options=options).report
 
 
 def _stage(report: BuildSummary, name: str) -> dict[str, Any]:

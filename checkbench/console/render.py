@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from checkbench.console.output import Printout
     from checkbench.stats.estimate import Stat
     from checkbench.steps.stage import RunTally, StageSummary
-    from checkbench.store import RunStore
     from checkbench.store.scope import Scope
 
 console = Console()
@@ -128,31 +127,6 @@ def print_failed_responses(
         echo(f"[red]{count} failed:[/] {escape(error)}")
     if len(errors) > shown:
         echo(f"[dim]({len(errors) - shown} other error messages)[/]")
-
-
-def calls_before(run_dir: Path) -> int:
-    """The id of the call a run stored last (0: no run there yet), read before a command
-    that opens the run itself: its calls come after (see `print_usage`)."""
-    from checkbench.store import STORE_FILE, RunStore
-
-    if not (run_dir / STORE_FILE).is_file():
-        return 0
-    with RunStore.existing(run_dir) as store:
-        return store.last_call()
-
-
-def print_usage(store: RunStore, after: int = 0, printout: Printout | None = None) -> None:
-    """The calls table of the calls stored after the call `after` (0: of the whole run), in
-    the printout's format when given."""
-    from checkbench.llm.models_file import Price
-    from checkbench.steps.caller import LIMITS_META
-
-    prices = {name: Price.model_validate(p) for name, p in store.prices().items()}
-    usage, limits = store.usage(after), store.get_meta(LIMITS_META, {})
-    if printout is not None:
-        printout.calls(usage, limits, prices)
-    else:
-        print_calls(usage, limits, prices, console)
 
 
 def estimate_cell(

@@ -178,7 +178,10 @@ def effective_checks(rates: np.ndarray, b: int, seed: int) -> Figure:
     of = "checks that vary across models"
     if rates.shape[1] < 3:
         return Figure(value=None, n=0, of=of, note="needs three models")
-    filled = np.where(np.isnan(rates), np.nanmean(rates, axis=1, keepdims=True), rates)
+    seen = (~np.isnan(rates)).sum(axis=1, keepdims=True)
+    sums = np.nansum(rates, axis=1, keepdims=True)
+    means = np.divide(sums, seen, out=np.full_like(sums, np.nan), where=seen > 0)  # no warning
+    filled = np.where(np.isnan(rates), means, rates)  # a check no model has stays NaN: left out
     centred = filled - filled.mean(axis=1, keepdims=True)
     spread = np.sqrt((centred**2).sum(axis=1))
     z = centred[spread > 1e-12] / spread[spread > 1e-12, None]

@@ -3,6 +3,7 @@ version, rank stability (Kendall tau_b as scipy gives it) and the effective numb
 
 from __future__ import annotations
 
+import warnings
 from itertools import combinations
 from pathlib import Path
 from types import SimpleNamespace
@@ -97,3 +98,13 @@ def test_effective_checks_is_the_participation_ratio_of_the_correlation_eigenval
     assert figure.n == 39
     one_direction = np.outer(rng.random(30) + 0.5, np.arange(6.0))
     assert effective_checks(one_direction, 100, 0).value == pytest.approx(1.0)
+
+
+def test_a_check_no_model_has_is_left_out_of_effective_checks_without_a_warning() -> None:
+    rates = np.random.default_rng(4).random((20, 5))
+    unjudged = np.vstack([rates, np.full((1, 5), np.nan)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning would reach the user's terminal
+        figure = effective_checks(unjudged, 100, 0)
+    assert figure.value == pytest.approx(effective_checks(rates, 100, 0).value)
+    assert figure.n == 20

@@ -320,22 +320,35 @@ def layout(grid: Grid, width: int) -> list[Text]:
     heads = len(under) < len(beside) or widths[grid.label] > width // 2 or too_wide
     chunks = under if heads else beside
     blocks = [_block(grid, chunk, widths, heads, width) for chunk in chunks]
-    return _titled(grid, blocks, width)
+    return _titled(grid, blocks, width, chunks)
 
 
-def _titled(grid: Grid, blocks: list[list[Text]], width: int) -> list[Text]:
+def _legend(entries: Sequence[tuple[str, str]], width: int) -> list[Text]:
     lines: list[Text] = []
-    for k, block in enumerate(blocks):
-        part = f" ({k + 1} of {len(blocks)})" if len(blocks) > 1 else ""
-        lines.extend(Text(line, style="bold") for line in wrap(grid.title + part, width))
-        lines.extend(block)
-    for note in grid.notes:
-        lines.extend(Text(line, style="dim") for line in wrap(note, width))
-    for short, name in grid.legend:
+    for short, name in entries:
         entry = f"{short} = {name}"
         parts = [entry] if cell_len(entry) <= width else [f"{short} =", *wrap(name, width)]
         lines.extend(Text(part, style="dim") for part in parts)
     return lines
+
+
+def _titled(
+    grid: Grid, blocks: list[list[Text]], width: int, chunks: Sequence[Sequence[int]] = ()
+) -> list[Text]:
+    """The blocks under their titles, then the notes, then the legend of shortened names; when
+    the columns are split into blocks (`chunks`), each block carries its own columns' legend."""
+    lines: list[Text] = []
+    own = {short: name for short, name in grid.legend}
+    for k, block in enumerate(blocks):
+        part = f" ({k + 1} of {len(blocks)})" if len(blocks) > 1 else ""
+        lines.extend(Text(line, style="bold") for line in wrap(grid.title + part, width))
+        lines.extend(block)
+        if chunks:
+            heads = [grid.columns[i].header for i in chunks[k]]
+            lines.extend(_legend([(h, own.pop(h)) for h in heads if h in own], width))
+    for note in grid.notes:
+        lines.extend(Text(line, style="dim") for line in wrap(note, width))
+    return lines + _legend(list(own.items()), width)
 
 
 class Fitted:

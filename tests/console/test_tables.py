@@ -182,3 +182,20 @@ def test_format_json_is_the_json_of_json_and_csv_has_every_breakdown_cell(tmp_pa
         for r in rows
     )
     assert "--json" not in run_cli("leaderboard", "--help").stdout
+
+
+def test_each_block_of_columns_carries_the_legend_of_its_shortened_names() -> None:
+    names = [f"Meta-Llama-3.1-{k}B-Instruct-with-a-long-name-{k}" for k in range(12)]
+    rows = [[Cell(f"node {r}")] + [Cell(f"{k * 3.1:.2f}") for k in range(12)] for r in range(2)]
+    columns = [Column("node", numeric=False)] + [Column(n, name=True) for n in names]
+    grid = Grid("Scores", columns, rows)
+    lines = [line.plain for line in layout(grid, 80)]
+    assert max(len(line) for line in lines) <= 80
+    titles = [i for i, line in enumerate(lines) if line.startswith("Scores (")]
+    assert len(titles) > 1  # the columns did not fit in one block
+    for start, end in zip(titles, [*titles[1:], len(lines)], strict=True):
+        block = lines[start:end]
+        heads = block[1].split()[1:]  # the shortened names over this block's columns
+        keys = dict(line.split(" = ") for line in block if " = " in line)
+        assert sorted(keys) == sorted(heads) and all(keys[h] in names for h in heads)
+    assert sum(" = " in line for line in lines) == len(names)  # each name given once

@@ -25,8 +25,9 @@ from checkbench.console.options import (
     Unscored,
     output_format,
 )
+from checkbench.console.output import show
 from checkbench.console.render import console, estimate_inline
-from checkbench.console.tables import Cell, Column, Grid, cell, estimate, show, stat_cell
+from checkbench.console.tables import Cell, Column, Grid, cell, estimate, stat_cell
 from checkbench.stats.notation import FEW_MARK, FEW_NOTE, RATE_DIGITS, SCORE_DIGITS, few_units
 
 if TYPE_CHECKING:

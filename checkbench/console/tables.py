@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -427,21 +427,6 @@ def grids_json(grids: Sequence[Grid]) -> list[dict[str, Any]]:
         }
         for grid in grids
     ]
-
-
-def show(
-    grids: Sequence[Grid],
-    fmt: OutputFormat,
-    console: Console,
-    payload: Callable[[], Any] | None = None,
-) -> None:
-    """Print `grids` in `fmt`; as json, `payload()` (the command's JSON) or the grids (see
-    `console.output.Printout`)."""
-    from checkbench.console.output import Printout
-
-    printout = Printout(fmt, console)
-    printout.grids(*grids)
-    printout.finish(payload)
 
 
 def estimate(

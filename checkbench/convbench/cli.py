@@ -32,12 +32,12 @@ from checkbench.console.options import (
     with_model_options,
     with_table_output,
 )
-from checkbench.console.output import Printout
+from checkbench.console.output import Printout, show
 from checkbench.console.render import (
     console,
     exit_if_all_failed,
 )
-from checkbench.console.tables import Column, Grid, cell, estimate, show, stat_cell
+from checkbench.console.tables import Column, Grid, cell, estimate, stat_cell
 from checkbench.distributed import executor_named
 from checkbench.errors import InputError
 from checkbench.llm import ModelOptions

@@ -18,6 +18,7 @@ from checkbench.console.options import (
     with_model_options,
     with_slice_and_models,
 )
+from checkbench.console.output import show
 from checkbench.console.render import console, exit_if_all_failed
 from checkbench.console.tables import (
     Cell,
@@ -27,7 +28,6 @@ from checkbench.console.tables import (
     cell,
     estimate,
     print_grid,
-    show,
 )
 from checkbench.llm import ModelOptions
 from checkbench.stats.estimate import degenerate_why

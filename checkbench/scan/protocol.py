@@ -32,6 +32,12 @@ def _taxonomy_section(run: Any) -> dict[str, Any] | None:
     return taxonomy_section(run)
 
 
+def _tag_labels(run: Any) -> dict[str, dict[str, str]] | None:
+    from checkbench.scan.report import tag_labels
+
+    return tag_labels(run)
+
+
 PROTOCOL = Protocol(
     name="scan",
     title="SCAN",
@@ -52,5 +58,5 @@ PROTOCOL = Protocol(
         "checkbench.scan.realmix": ("MixResult", "MixSettings"),
         "checkbench.scan.tagging": ("TagResult", "TagSettings"),
     },
-    sections={"taxonomy": _taxonomy_section},
+    sections={"taxonomy": _taxonomy_section, "tag_labels": _tag_labels},
 )

@@ -23,6 +23,7 @@ from checkbench.scan.navigation import (
     protocol_ranking,
     taxonomy_tags,
 )
+from checkbench.scan.paths import label
 from checkbench.scan.prune import prune
 from checkbench.scan.tree import Taxonomy
 from checkbench.store import RecordKind
@@ -67,3 +68,10 @@ def taxonomy_section(run: RunData) -> dict[str, Any] | None:
     shown = prune(tree).taxonomy if tree else None
     descriptions = {path: node.description for path, node in shown.walk()} if shown else {}
     return {"navigations": boards, "descriptions": descriptions, "problems": problems}
+
+
+def tag_labels(run: RunData) -> dict[str, dict[str, str]] | None:
+    """How people read the run's taxonomy tags (facet -> tag -> its names joined by " › "):
+    a tag is an escaped path, which only SCAN's `paths` reads. None when no item has one."""
+    tags = {tag for item in run.items for tag in item.tag(TAXONOMY_FACET)}
+    return {TAXONOMY_FACET: {tag: label(tag) for tag in sorted(tags)}} if tags else None

@@ -1115,21 +1115,10 @@
     return true;
   }
 
-  // A taxonomy tag is an escaped path (checkbench.scan.paths: '\/' is a '/' in a name, '\\' a
-  // backslash); people read its names joined by ' › ', as the Taxonomy tab shows them.
-  function tagText(facet, value) {
-    if (facet !== 'taxonomy') return value;
-    const names = [];
-    let name = '';
-    for (let i = 0; i < value.length; i++) {
-      const c = value[i], next = value[i + 1];
-      if (c === '\\' && (next === '/' || next === '\\')) { name += next; i++; }
-      else if (c === '/') { names.push(name.trim()); name = ''; }
-      else name += c;
-    }
-    names.push(name.trim());
-    return names.join(' › ');
-  }
+  // How people read a tag value, where a protocol says (SCAN: a taxonomy path's names
+  // joined by ' › '); the value itself elsewhere.
+  const TAG_LABELS = DATA.tag_labels || {};
+  const tagText = (facet, value) => (TAG_LABELS[facet] && TAG_LABELS[facet][value]) || value;
 
   function renderItems(panel) {
     if (IDX.omitted) { panel.append(h('div.card', null, h('p.empty', { 'data-role': 'omitted' }, IDX.omitted))); return; }

@@ -139,13 +139,6 @@ def _reply(v: Verdict) -> ReplyKey:
     return v.item_id, v.model, v.sample
 
 
-def _inside(scope: Scope, item_id: str, model: str) -> bool:
-    """Whether a reply of `model` to item `item_id` is in the scope."""
-    return (scope.item_ids is None or item_id in scope.item_ids) and (
-        scope.models is None or model in scope.models
-    )
-
-
 def _doubt(p: float | None) -> float:
     """How far P(yes) is from a coin toss; an unscored check (None) is the most uncertain."""
     return -1.0 if p is None else abs(p - 0.5)
@@ -261,7 +254,7 @@ def check_inputs(
         labelled = [
             v
             for v in store.verdicts(settings.reference)
-            if v.passed is not None and _inside(scope, v.item_id, v.model)
+            if v.passed is not None and scope.holds(v.item_id, v.model)
         ]
         if not labelled:
             raise InputError(
@@ -299,7 +292,7 @@ class _Only:
         workers: int,
         done: Callable[[Any], None],
     ) -> None:
-        kept = (job for job in jobs if _inside(self.scope, job[1].item_id, job[1].model))
+        kept = (job for job in jobs if self.scope.holds(job[1].item_id, job[1].model))
         await dispatch_here(stage, work, models, kept, workers, done)
 
 
@@ -332,7 +325,7 @@ async def cascade_responses(
         dispatch=_Only(scope),
     )
     decider, graded = _graded(store, cheap_id, settings.calibration)
-    graded = [v for v in graded if _inside(scope, v.item_id, v.model)]
+    graded = [v for v in graded if scope.holds(v.item_id, v.model)]
     strong_id = judge_name(strong, strong_settings)
     gold = store.verdicts(settings.reference) if settings.reference is not None else []
     band, fitted_on = settings.band, None
@@ -343,7 +336,7 @@ async def cascade_responses(
     responses = {
         (r.item_id, r.model, r.sample): r
         for r in store.responses()
-        if _inside(scope, r.item_id, r.model)
+        if scope.holds(r.item_id, r.model)
     }
     failed = {key for key, r in responses.items() if r.error is not None or r.content is None}
     chosen = {k for k in escalated(graded, band, settings.budget_calls) if k[:3] not in failed}

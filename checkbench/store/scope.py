@@ -9,6 +9,7 @@ judge that saw 60 items is never scored as if it had left the others unscored.
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -34,6 +35,18 @@ class Scope(BaseModel):
     def whole(self) -> bool:
         """Whether the scope is everything (no item or model left out)."""
         return self.item_ids is None and self.models is None
+
+    def holds(self, item_id: str, model: str) -> bool:
+        """Whether a reply of `model` to item `item_id` is inside the scope (`SCOPED` in SQL)."""
+        items, models = self._sets
+        return (items is None or item_id in items) and (models is None or model in models)
+
+    @cached_property
+    def _sets(self) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+        return (
+            None if self.item_ids is None else frozenset(self.item_ids),
+            None if self.models is None else frozenset(self.models),
+        )
 
     def covers(self, other: Scope) -> bool:
         """Whether every item and model of `other` is in this scope too."""

@@ -28,7 +28,6 @@ from checkbench.console.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
     TABLE,
-    AsJsonAlias,
     CalibrationName,
     ExecutorChoice,
     Format,
@@ -39,10 +38,8 @@ from checkbench.console.options import (
     Models,
     RayAddress,
     Samples,
-    TableFormat,
     Temperature,
     Unscored,
-    output_format,
     refuse_judge_and_calibration,
     with_cost_limit,
     with_model_options,
@@ -138,6 +135,7 @@ def judge(
 
 
 @app.command()
+@with_output
 def leaderboard(
     ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="Run directory with verdicts.")],
@@ -147,7 +145,6 @@ def leaderboard(
     stored_scores: Annotated[
         bool, typer.Option(help="Use imported files' own scores, not the verdicts.")
     ] = False,
-    as_json: AsJsonAlias = False,
     breakdowns: Annotated[bool, typer.Option(help="Also print breakdown tables.")] = True,
     min_score: Annotated[
         float | None,
@@ -160,7 +157,7 @@ def leaderboard(
             "`audit --write-refined` stored in the run (no model call)."
         ),
     ] = "full",
-    table_format: TableFormat = "table",
+    printout: Printout = TABLE,
 ) -> None:
     """FB-Bench scores per model with 95% bootstrap intervals, n and unscored counts."""
     refuse_judge_and_calibration(ctx, judge_id, calibration)
@@ -175,7 +172,7 @@ def leaderboard(
         ),
     )
     note_scores(result.judge, result.scope, result.items, result.warning)
-    show_leaderboard(result.scores, output_format(table_format, as_json), breakdowns)
+    show_leaderboard(result.scores, printout, breakdowns)
     if min_score is not None:
         exit_if_below(result.scores, min_score)
 

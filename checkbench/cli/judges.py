@@ -17,15 +17,14 @@ from checkbench.choices import CalibrationMethod as Method
 from checkbench.choices import Decision
 from checkbench.cli import app
 from checkbench.console.options import (
-    AsJsonAlias,
+    TABLE,
     JudgeIds,
     ReferenceFile,
     ReferenceJudge,
-    TableFormat,
     Unscored,
-    output_format,
+    with_output,
 )
-from checkbench.console.output import show
+from checkbench.console.output import Printout
 from checkbench.console.render import console, estimate_inline
 from checkbench.console.tables import Cell, Column, Grid, cell, estimate, stat_cell
 from checkbench.stats.notation import FEW_MARK, FEW_NOTE, RATE_DIGITS, SCORE_DIGITS, few_units
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
 
 
 @app.command()
+@with_output
 def calibrate(
     run_dir: Annotated[Path, typer.Argument(help="Run directory with the judges' verdicts.")],
     judge_id: Annotated[
@@ -86,8 +86,7 @@ def calibrate(
     export: Annotated[
         Path | None, typer.Option(help="Write the calibration artefact (JSON) to this file.")
     ] = None,
-    as_json: AsJsonAlias = False,
-    table_format: TableFormat = "table",
+    printout: Printout = TABLE,
 ) -> None:
     """Calibrate a log-prob judge's P(yes) to a reference judge (after RocketEval).
 
@@ -111,11 +110,11 @@ def calibrate(
         export=export,
     )
     report = api.calibrate(run_dir, fit)
-    fmt = output_format(table_format, as_json)
-    if fmt == "table":
+    if printout.table:
         print_calibration_facts(report)
-    show(calibration_grids(report), fmt, console, lambda: report.model_dump(mode="json"))
-    if fmt != "table":
+    printout.grids(*calibration_grids(report))
+    printout.finish(lambda: report.model_dump(mode="json"))
+    if not printout.table:
         return
     done = [f"calibration kept in the run as [bold]{report.name}[/]"]
     if apply:
@@ -126,6 +125,7 @@ def calibrate(
 
 
 @app.command()
+@with_output
 def agreement(
     ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="Run directory with judge verdicts.")],
@@ -140,8 +140,7 @@ def agreement(
     reference_file: ReferenceFile = None,
     judge_id: JudgeIds = None,
     unscored_policy: Unscored = "zero",
-    as_json: AsJsonAlias = False,
-    table_format: TableFormat = "table",
+    printout: Printout = TABLE,
 ) -> None:
     """Judges' agreement per check with human verdicts, or with a reference judge.
 
@@ -161,12 +160,8 @@ def agreement(
                 "--human takes no --reference-judge or --reference-file: run them apart", ctx
             )
         results = api.judge_agreement(run_dir, human, judges=judge_id or ())
-        show(
-            [human_grid(results)],
-            output_format(table_format, as_json),
-            console,
-            lambda: [r.model_dump(mode="json") for r in results],
-        )
+        printout.grids(human_grid(results))
+        printout.finish(lambda: [r.model_dump(mode="json") for r in results])
         return
     shifts = api.reference_agreement(
         run_dir,
@@ -175,12 +170,8 @@ def agreement(
         judges=judge_id or (),
         policy=unscored_policy,
     )
-    show(
-        [models_grid(result) for result in shifts],
-        output_format(table_format, as_json),
-        console,
-        lambda: [r.model_dump(mode="json") for r in shifts],
-    )
+    printout.grids(*(models_grid(result) for result in shifts))
+    printout.finish(lambda: [r.model_dump(mode="json") for r in shifts])
 
 
 @app.command("export-labels")

@@ -404,15 +404,10 @@ TableFormat = Annotated[OutputFormat, typer.Option("--format", help=_FORMAT_HELP
 AsJsonAlias = Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")]
 
 
-def output_format(chosen: str, as_json: bool) -> OutputFormat:
-    """The format a table command prints in: `--json` is kept as `--format json`."""
-    return "json" if as_json else cast(OutputFormat, chosen)
-
-
 def _output(**flags: Any) -> Any:
     from checkbench.console.output import Printout
 
-    return Printout(output_format(flags["table_format"], flags["as_json"]))
+    return Printout("json" if flags["as_json"] else flags["table_format"])  # --json: json
 
 
 TABLE: Printout = cast("Printout", None)

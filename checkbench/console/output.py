@@ -106,16 +106,3 @@ class Printout:
                     else {"results": data, "calls": self._calls}
                 )
             sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-
-
-def show(
-    grids: Sequence[Grid],
-    fmt: OutputFormat,
-    console: Console,
-    payload: Callable[[], Any] | None = None,
-) -> None:
-    """Print `grids` in `fmt` through a `Printout`; as json, `payload()` (the command's JSON)
-    or the grids."""
-    printout = Printout(fmt, console)
-    printout.grids(*grids)
-    printout.finish(payload)

@@ -20,21 +20,18 @@ from checkbench.console.options import (
     DEFAULT_MODEL,
     DEFAULT_OPTIONS,
     TABLE,
-    AsJsonAlias,
     CalibrationName,
     ExecutorChoice,
     JudgeId,
     Model,
     RayAddress,
-    TableFormat,
     Unscored,
-    output_format,
     with_model_options,
+    with_output,
     with_table_output,
 )
-from checkbench.console.output import Printout, show
+from checkbench.console.output import Printout
 from checkbench.console.render import (
-    console,
     exit_if_all_failed,
 )
 from checkbench.console.tables import Column, Grid, cell, estimate, stat_cell
@@ -333,6 +330,7 @@ def score_grids(scores: BenchScores, reference: Path | None) -> list[Grid]:
 
 
 @app.command()
+@with_output
 def score(
     ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="Run directory with verdicts.")],
@@ -347,8 +345,7 @@ def score(
         typer.Option(help="Reference leaderboard (JSON or CSV of model,score) to correlate with."),
     ] = None,
     unscored_policy: Unscored = "exclude",
-    as_json: AsJsonAlias = False,
-    table_format: TableFormat = "table",
+    printout: Printout = TABLE,
 ) -> None:
     """Conv-to-Bench scores per model; rank agreement with a reference leaderboard.
 
@@ -370,9 +367,5 @@ def score(
     )
     note_scores(result.judge, None, result.items, result.warning)
     scores = result.scores
-    show(
-        score_grids(scores, reference),
-        output_format(table_format, as_json),
-        console,
-        lambda: scores.model_dump(mode="json"),
-    )
+    printout.grids(*score_grids(scores, reference))
+    printout.finish(lambda: scores.model_dump(mode="json"))

@@ -18,13 +18,12 @@ from checkbench.console.options import (
     with_model_options,
     with_slice_and_models,
 )
-from checkbench.console.output import show
+from checkbench.console.output import Printout
 from checkbench.console.render import console, exit_if_all_failed
 from checkbench.console.tables import (
     Cell,
     Column,
     Grid,
-    OutputFormat,
     cell,
     estimate,
     print_grid,
@@ -265,17 +264,17 @@ def print_breakdowns(board: FBBenchLeaderboard, facets: tuple[str, ...]) -> None
 
 
 def show_leaderboard(
-    board: FBBenchLeaderboard, fmt: OutputFormat = "table", breakdowns: bool = True
+    board: FBBenchLeaderboard, printout: Printout, breakdowns: bool = True
 ) -> None:
-    """The leaderboard in `fmt`: the headline, then (with `breakdowns`) one table per facet
-    and slice; as JSON, the whole leaderboard."""
-    grids = [leaderboard_grid(board)]
+    """The leaderboard in the printout's format: the headline, then (with `breakdowns`) one
+    table per facet and slice; as JSON, the whole leaderboard."""
+    printout.grids(leaderboard_grid(board))
     if breakdowns:
-        grids += breakdown_grids(board, TABLE_FACETS)
-    show(grids, fmt, console, lambda: board.model_dump(mode="json"))
+        printout.grids(*breakdown_grids(board, TABLE_FACETS))
+    printout.finish(lambda: board.model_dump(mode="json"))
 
 
 def show_scored(board: FBBenchLeaderboard) -> None:
     """How `run` shows the scores of an FB-Bench run."""
     console.print("Scored by the FB-Bench protocol.")
-    show_leaderboard(board)
+    show_leaderboard(board, Printout("table", console))
